@@ -1,0 +1,212 @@
+package io.cnichain.core.adapters;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.config.AdapterChoice;
+import io.cnichain.spi.AdapterException;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Chooses the adapter that decides for this node, and asks it what to patch.
+ *
+ * <ul>
+ *   <li>{@code auto}: every adapter scores the node; the highest score wins. Ties between different adapters
+ *   go to the name that sorts first, and are reported. {@code generic-symlink} scores lowest of all when it
+ *   matches and is the fallback when nothing matches.</li>
+ *   <li>one name: that adapter.</li>
+ *   <li>a list: the first adapter, in order, that finds something to patch.</li>
+ * </ul>
+ * When the chosen adapter finds nothing to patch while another one would, the selection says so, naming it.
+ */
+public final class AdapterSelector
+{
+    public static final String FALLBACK = "generic-symlink";
+
+    private static final Logger log = LoggerFactory.getLogger(AdapterSelector.class);
+
+    private final AdapterRegistry registry;
+    private final Function<String, AdapterSettings> settings;
+
+    /**
+     * @param registry the adapters
+     * @param settings each adapter's settings, by name (already validated)
+     */
+    public AdapterSelector(AdapterRegistry registry, Map<String, Map<String, String>> settings)
+    {
+        this.registry = requireNonNull(registry, "registry is null");
+        this.settings = name -> new AdapterSettings(name, settings.getOrDefault(name, Map.of()));
+    }
+
+    /**
+     * @param node   the node
+     * @param choice what the configuration asks for
+     * @return the selection
+     */
+    public Selection select(NodeView node, AdapterChoice choice)
+    {
+        List<Candidate> candidates = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        LoadedAdapter chosen;
+        String why;
+        if (choice.isAuto()) {
+            for (LoadedAdapter adapter : registry.all()) {
+                candidates.add(detect(adapter, node));
+            }
+            List<Candidate> ranked = candidates.stream()
+                    .filter(c -> c.failure().isEmpty() && c.detection().matched())
+                    .sorted(Comparator.comparingInt((Candidate c) -> -c.detection().score()).thenComparing(c -> c.adapter().name()))
+                    .toList();
+            if (ranked.isEmpty()) {
+                chosen = registry.find(FALLBACK).orElseThrow(() -> new CniChainException(ErrorCode.ADAPTER,
+                        "no adapter recognised the node and the fallback adapter " + FALLBACK + " is not installed"));
+                why = "no adapter recognised the node; " + FALLBACK + " is the fallback";
+            }
+            else {
+                chosen = ranked.get(0).adapter();
+                why = "highest detection score, " + ranked.get(0).detection().score();
+                List<String> tied = ranked.stream()
+                        .filter(c -> c.detection().score() == ranked.get(0).detection().score())
+                        .map(c -> c.adapter().name())
+                        .toList();
+                if (tied.size() > 1) {
+                    String note = "tie at score " + ranked.get(0).detection().score() + " between " + String.join(", ", tied)
+                            + "; chose " + chosen.name() + " (ties go to the adapter name that sorts first; pin one with 'adapter:')";
+                    notes.add(note);
+                }
+            }
+        }
+        else if (choice.names().size() == 1) {
+            chosen = registry.require(choice.names().get(0), "adapter");
+            candidates.add(detect(chosen, node));
+            why = "pinned by configuration";
+        }
+        else {
+            chosen = null;
+            why = null;
+            for (String name : choice.names()) {
+                LoadedAdapter adapter = registry.require(name, "adapter");
+                candidates.add(detect(adapter, node));
+                if (chosen == null && !targets(adapter, node).orElse(List.of()).isEmpty()) {
+                    chosen = adapter;
+                    why = "first adapter of " + choice.names() + " that finds something to patch";
+                }
+            }
+            if (chosen == null) {
+                chosen = registry.require(choice.names().get(0), "adapter");
+                why = "no adapter of " + choice.names() + " finds anything to patch; " + chosen.name() + " is the first";
+            }
+        }
+
+        Optional<String> failure = Optional.empty();
+        List<ConfigTarget> targets;
+        try {
+            targets = chosenTargets(chosen, node);
+        }
+        catch (RuntimeException e) {
+            failure = Optional.of(describe(chosen, e));
+            targets = List.of();
+        }
+        if (targets.isEmpty() && failure.isEmpty()) {
+            for (LoadedAdapter other : registry.all()) {
+                if (other == chosen) {
+                    continue;
+                }
+                List<ConfigTarget> theirs = targets(other, node).orElse(List.of());
+                if (!theirs.isEmpty()) {
+                    notes.add("adapter " + chosen.name() + " finds nothing to patch, but adapter " + other.name() + " would patch "
+                            + theirs.stream().map(t -> t.path().toString()).collect(Collectors.joining(", ")));
+                }
+            }
+        }
+        return new Selection(chosen, why, candidates, targets, notes, failure);
+    }
+
+    /**
+     * @param adapter an adapter
+     * @return its settings
+     */
+    public AdapterSettings settingsFor(LoadedAdapter adapter)
+    {
+        return settings.apply(adapter.name());
+    }
+
+    private List<ConfigTarget> chosenTargets(LoadedAdapter adapter, NodeView node)
+    {
+        return List.copyOf(adapter.adapter().authoritativeConfigs(node, settingsFor(adapter)));
+    }
+
+    private Optional<List<ConfigTarget>> targets(LoadedAdapter adapter, NodeView node)
+    {
+        try {
+            return Optional.of(chosenTargets(adapter, node));
+        }
+        catch (RuntimeException e) {
+            log.debug("adapter {} failed to list its files: {}", adapter.name(), e.toString());
+            return Optional.empty();
+        }
+    }
+
+    private Candidate detect(LoadedAdapter adapter, NodeView node)
+    {
+        try {
+            return new Candidate(adapter, requireNonNull(adapter.adapter().detect(node), "detect returned null"), Optional.empty());
+        }
+        catch (RuntimeException e) {
+            String failure = describe(adapter, e);
+            log.warn("{}", failure);
+            return new Candidate(adapter, Detection.none(), Optional.of(failure));
+        }
+    }
+
+    private static String describe(LoadedAdapter adapter, RuntimeException e)
+    {
+        if (e instanceof AdapterException ae) {
+            return "adapter " + adapter.name() + ": " + ae.getMessage() + " [" + ae.code() + "]";
+        }
+        return "adapter " + adapter.name() + " failed: " + e;
+    }
+
+    /**
+     * One adapter's detection.
+     *
+     * @param adapter   the adapter
+     * @param detection its score and evidence
+     * @param failure   why it could not score the node, if it threw
+     */
+    public record Candidate(LoadedAdapter adapter, Detection detection, Optional<String> failure) {}
+
+    /**
+     * What the selector decided.
+     *
+     * @param chosen     the deciding adapter
+     * @param why        why it was chosen
+     * @param candidates the adapters considered, with their detections
+     * @param targets    the files it wants patched
+     * @param notes      ties, and other adapters that would patch something when the chosen one does not
+     * @param failure    why the chosen adapter could not list its files, if it failed
+     */
+    public record Selection(LoadedAdapter chosen, String why, List<Candidate> candidates, List<ConfigTarget> targets, List<String> notes, Optional<String> failure)
+    {
+        public Selection
+        {
+            candidates = List.copyOf(candidates);
+            targets = List.copyOf(targets);
+            notes = List.copyOf(notes);
+        }
+    }
+}

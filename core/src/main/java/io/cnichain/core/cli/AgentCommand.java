@@ -1,0 +1,40 @@
+package io.cnichain.core.cli;
+
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.engine.Engine;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
+
+import java.util.concurrent.Callable;
+
+/** Shared plumbing of the commands that work on a node: options, configuration, adapters, engine. */
+abstract class AgentCommand
+        implements Callable<Integer>
+{
+    @ParentCommand
+    CniChainCli parent;
+
+    @Mixin
+    CommonOptions options;
+
+    CliContext context()
+    {
+        return parent.context;
+    }
+
+    AgentConfig loadConfig()
+    {
+        return options.load(context());
+    }
+
+    static AdapterRegistry registry(AgentConfig config)
+    {
+        return AdapterRegistry.fromClassLoader(CniChainCli.class.getClassLoader());
+    }
+
+    Engine engine(AgentConfig config)
+    {
+        return new Engine(config, registry(config));
+    }
+}

@@ -1,0 +1,251 @@
+package io.cnichain.core.discovery;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.Resolution;
+import io.cnichain.core.fs.SymlinkResolver;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.NodeView;
+import io.cnichain.spi.ParseResult;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One consistent look at a node: the entries of the configuration directory with their links resolved, and
+ * (on demand, cached) what each one parses to. Adapters decide from it; the engine patches from the same
+ * bytes it validated here.
+ */
+public final class NodeSnapshot
+        implements NodeView
+{
+    /** Runtimes sort names by their bytes (Go's string order), not by UTF-16 units. */
+    public static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(
+            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+
+    private final NodeLayout layout;
+    private final SymlinkResolver resolver;
+    private final BoundedFileReader reader;
+    private final Map<String, ConfigEntry> entries;
+    private final Optional<String> listingProblem;
+    private final Map<LoadKey, Loaded> loaded = new HashMap<>();
+    /** Files the runtime reads but we may not write (outside the allowed roots), by entry path. */
+    private final Map<Path, Path> readableOnly;
+
+    private NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
+            Map<Path, Path> readableOnly, Optional<String> listingProblem)
+    {
+        this.layout = layout;
+        this.readableOnly = readableOnly;
+        this.resolver = resolver;
+        this.reader = reader;
+        this.entries = entries;
+        this.listingProblem = listingProblem;
+    }
+
+    static NodeSnapshot take(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader)
+    {
+        Path directory = layout.containerConfDir();
+        List<String> names = new ArrayList<>();
+        Optional<String> problem = Optional.empty();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+            for (Path path : stream) {
+                names.add(path.getFileName().toString());
+            }
+        }
+        catch (NoSuchFileException e) {
+            problem = Optional.of(layout.confDir() + ": does not exist");
+        }
+        catch (NotDirectoryException e) {
+            problem = Optional.of(layout.confDir() + ": is not a directory");
+        }
+        catch (IOException e) {
+            problem = Optional.of(layout.confDir() + ": cannot be listed: " + e.getMessage());
+        }
+        names.sort(BYTE_ORDER);
+        Map<String, ConfigEntry> entries = new LinkedHashMap<>();
+        Map<Path, Path> readableOnly = new HashMap<>();
+        for (String name : names) {
+            entries.put(name, toEntry(resolver, layout.confDir().resolve(name), readableOnly));
+        }
+        return new NodeSnapshot(layout, resolver, reader, entries, readableOnly, problem);
+    }
+
+    private static ConfigEntry toEntry(SymlinkResolver resolver, Path hostPath, Map<Path, Path> readableOnly)
+    {
+        Resolution resolution = resolver.resolve(hostPath);
+        if (resolution.target().isEmpty()) {
+            resolution.readable().ifPresent(readable -> readableOnly.put(resolution.path(), readable));
+        }
+        String name = hostPath.getFileName() == null ? "/" : hostPath.getFileName().toString();
+        return new ConfigEntry(
+                name,
+                resolution.path(),
+                resolution.kind().orElse(ConfigEntry.EntryKind.OTHER),
+                resolution.chain(),
+                resolution.target(),
+                resolution.problem(),
+                ConfigNames.isRuntimeLoadable(name));
+    }
+
+    public NodeLayout layout()
+    {
+        return layout;
+    }
+
+    /** Why the configuration directory could not be listed, when it could not. */
+    public Optional<String> listingProblem()
+    {
+        return listingProblem;
+    }
+
+    @Override
+    public Path confDir()
+    {
+        return layout.confDir();
+    }
+
+    @Override
+    public Path binDir()
+    {
+        return layout.binDir();
+    }
+
+    @Override
+    public List<ConfigEntry> entries()
+    {
+        return List.copyOf(entries.values());
+    }
+
+    @Override
+    public Optional<ConfigEntry> entry(String fileName)
+    {
+        return Optional.ofNullable(entries.get(fileName));
+    }
+
+    @Override
+    public ConfigEntry inspect(Path hostPath)
+    {
+        Path normalized = Path.of("/").resolve(hostPath).normalize();
+        if (layout.confDir().equals(normalized.getParent()) && entries.containsKey(normalized.getFileName().toString())) {
+            return entries.get(normalized.getFileName().toString());
+        }
+        return toEntry(resolver, normalized, readableOnly);
+    }
+
+    @Override
+    public ParseResult parse(ConfigEntry entry)
+    {
+        return load(entry).result();
+    }
+
+    /**
+     * The entry's target as read and parsed, for the engine: the bytes and tree behind {@link #parse}.
+     *
+     * @param entry an entry
+     * @return what was loaded
+     */
+    public Loaded load(ConfigEntry entry)
+    {
+        Optional<Path> readable = entry.target().or(() -> Optional.ofNullable(readableOnly.get(entry.path())));
+        if (readable.isEmpty()) {
+            return new Loaded(Optional.empty(), Optional.empty(),
+                    ParseResult.failed(ParseResult.Status.UNREADABLE, entry.problem().orElseThrow()));
+        }
+        Path target = readable.get();
+        // The target is parsed under the name the runtime loads it by (the link's name decides the format).
+        String loadName = entry.runtimeLoadable() ? entry.name() : target.getFileName().toString();
+        return loaded.computeIfAbsent(new LoadKey(loadName, target), key -> read(target, loadName));
+    }
+
+    private Loaded read(Path target, String loadName)
+    {
+        byte[] bytes;
+        try {
+            bytes = reader.read(layout.host().toContainer(target), target);
+        }
+        catch (CniChainException e) {
+            ParseResult.Status status = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Status.TOO_LARGE : ParseResult.Status.UNREADABLE;
+            return new Loaded(Optional.empty(), Optional.empty(), ParseResult.failed(status, e.getMessage()));
+        }
+        try {
+            LoadedConfig config = CniConfigParser.parse(loadName, bytes);
+            return new Loaded(Optional.of(bytes), Optional.of(config), ParseResult.valid(config.summary()));
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            return new Loaded(Optional.of(bytes), Optional.empty(), ParseResult.failed(ParseResult.Status.INVALID, target + ": " + e.getMessage()));
+        }
+    }
+
+    @Override
+    public Optional<ConfigEntry> effectiveConfig()
+    {
+        return entries.values().stream()
+                .filter(ConfigEntry::runtimeLoadable)
+                .filter(e -> parse(e).isValid())
+                .findFirst();
+    }
+
+    /**
+     * Runtime-loadable entries that sort before the effective configuration (or anywhere, when there is none)
+     * and that the runtime cannot load. containerd stops at the first such file; CRI-O skips it.
+     *
+     * @return one line per broken entry
+     */
+    public List<String> brokenBeforeEffective()
+    {
+        List<String> problems = new ArrayList<>();
+        Optional<ConfigEntry> effective = effectiveConfig();
+        for (ConfigEntry entry : entries.values()) {
+            if (effective.isPresent() && entry.name().equals(effective.get().name())) {
+                break;
+            }
+            if (entry.runtimeLoadable()) {
+                ParseResult result = parse(entry);
+                if (!result.isValid()) {
+                    problems.add(entry.path() + " sorts before the effective configuration and cannot be loaded ("
+                            + result.error().orElseThrow() + "); containerd fails on it, CRI-O skips it");
+                }
+            }
+        }
+        return problems;
+    }
+
+    @Override
+    public boolean hasBinary(String name)
+    {
+        return Files.exists(layout.host().toContainer(layout.binDir().resolve(name)));
+    }
+
+    @Override
+    public boolean isNeverConfig(String fileName)
+    {
+        return ConfigNames.isNeverConfig(fileName);
+    }
+
+    private record LoadKey(String loadName, Path target) {}
+
+    /**
+     * What reading an entry's target gave.
+     *
+     * @param bytes  the content, when it could be read
+     * @param config the parsed configuration, when it is valid
+     * @param result the result adapters see
+     */
+    public record Loaded(Optional<byte[]> bytes, Optional<LoadedConfig> config, ParseResult result) {}
+}

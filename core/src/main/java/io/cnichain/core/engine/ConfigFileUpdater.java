@@ -1,0 +1,161 @@
+package io.cnichain.core.engine;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.discovery.CniConfigParser;
+import io.cnichain.core.discovery.ConfigNames;
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.core.patch.ConfigFilePatcher;
+import io.cnichain.core.patch.PatchPlan;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Reads one configuration file, plans the change with the {@link ConfigFilePatcher} and carries it out with
+ * the {@link AtomicFileWriter}. The plan is made from the bytes just read, and the write is abandoned if the
+ * file changed meanwhile, so we never write from anything but the file as it is.
+ */
+final class ConfigFileUpdater
+{
+    private static final Logger log = LoggerFactory.getLogger(ConfigFileUpdater.class);
+    private static final FileMode NEW_CONFIG_MODE = FileMode.keepExistingOr(PosixFilePermissions.fromString("rw-r--r--"));
+
+    private final HostPaths host;
+    private final BoundedFileReader reader;
+    private final AtomicFileWriter writer;
+
+    ConfigFileUpdater(HostPaths host, BoundedFileReader reader, AtomicFileWriter writer)
+    {
+        this.host = requireNonNull(host, "host is null");
+        this.reader = requireNonNull(reader, "reader is null");
+        this.writer = requireNonNull(writer, "writer is null");
+    }
+
+    FileOutcome install(ConfigTarget target, ObjectNode entry, CniPlatformAdapter adapter)
+    {
+        if (target.isLinked()) {
+            log.info("File {} resolves to {}", target.path(), target.target());
+        }
+        String loadName = loadName(target.path(), target.target());
+        String targetName = target.target().getFileName().toString();
+        byte[] bytes;
+        try {
+            bytes = reader.read(host.toContainer(target.target()), target.target());
+        }
+        catch (CniChainException e) {
+            return new FileOutcome(target.path(), e.code() == ErrorCode.IO ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED, e.getMessage(), List.of());
+        }
+        CniConfigParser.LoadedConfig loaded;
+        try {
+            loaded = CniConfigParser.parse(loadName, bytes);
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, target.target() + ": " + e.getMessage() + "; not patched", List.of());
+        }
+        Optional<String> incomplete = adapter.incompleteReason(target, loaded.summary());
+        if (incomplete.isPresent()) {
+            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, target.target() + ": not complete yet: " + incomplete.get(), List.of());
+        }
+        PatchPlan plan = ConfigFilePatcher.planInstall(loaded, loadName, targetName, entry);
+        return carryOut(target.path(), target.target(), bytes, plan, entry.get("type").asText(), true);
+    }
+
+    FileOutcome uninstall(Path path, Path target, String type)
+    {
+        String loadName = loadName(path, target);
+        byte[] bytes;
+        try {
+            bytes = reader.read(host.toContainer(target), target);
+        }
+        catch (CniChainException e) {
+            return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage(), List.of());
+        }
+        PatchPlan plan = ConfigFilePatcher.planUninstall(loadName, target.getFileName().toString(), bytes, type);
+        if (!(plan instanceof PatchPlan.Unchanged) && !(plan instanceof PatchPlan.Refused)) {
+            log.info("Removing {} config from {}", type, path.equals(target) ? path : path + " (" + target + ")");
+        }
+        return carryOut(path, target, bytes, plan, type, false);
+    }
+
+    private FileOutcome carryOut(Path path, Path target, byte[] original, PatchPlan plan, String type, boolean installing)
+    {
+        try {
+            if (plan instanceof PatchPlan.Unchanged unchanged) {
+                log.debug("{} {}", target, unchanged.reason());
+                return new FileOutcome(path, FileOutcome.Result.UNCHANGED, target + " " + unchanged.reason(), List.of());
+            }
+            if (plan instanceof PatchPlan.Refused refused) {
+                // On uninstall a file we cannot parse is only a failure when it may still name our plugin.
+                boolean failed = installing || mayName(original, type);
+                return new FileOutcome(path, failed ? FileOutcome.Result.FAILED : FileOutcome.Result.UNCHANGED,
+                        target + ": " + refused.reason() + "; left untouched"
+                                + (!installing && failed ? " although it may still name " + type : ""), List.of());
+            }
+            if (plan instanceof PatchPlan.Rewrite rewrite) {
+                writer.write(host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
+                if (installing) {
+                    log.info("Created CNI config {}", target);
+                }
+                return new FileOutcome(path, installing ? FileOutcome.Result.PATCHED : FileOutcome.Result.REMOVED,
+                        installing ? "Created CNI config " + target : "removed our entry from " + target,
+                        List.of(new FileOutcome.Written(target, Hashes.sha256(rewrite.content()))));
+            }
+            PatchPlan.Replace replace = (PatchPlan.Replace) plan;
+            Path replacement = target.resolveSibling(replace.newName());
+            if (installing) {
+                log.info("Renaming {} extension to .conflist", target);
+            }
+            else {
+                log.info("Restoring {} from {}", replacement, target);
+            }
+            // The replacement takes the original's mode; it is complete on disk before the original goes, so the
+            // runtime never sees a moment without a configuration.
+            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(host.toContainer(target));
+            writer.write(host.toContainer(replacement), replacement, replace.content(), FileMode.exactly(mode), Optional.empty());
+            writer.delete(host.toContainer(target), target);
+            if (installing) {
+                log.info("Removing unwanted .conf file {}", target);
+                log.info("Created CNI config {}", replacement);
+            }
+            return new FileOutcome(path, FileOutcome.Result.CONVERTED,
+                    installing ? "converted " + target + " to " + replacement : "restored " + replacement + " from " + target,
+                    List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content()))));
+        }
+        catch (CniChainException e) {
+            FileOutcome.Result result = e.code() == ErrorCode.CONCURRENT_CHANGE ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED;
+            return new FileOutcome(path, result, e.getMessage(), List.of());
+        }
+        catch (IOException e) {
+            return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": cannot be read: " + e.getMessage(), List.of());
+        }
+    }
+
+    private static boolean mayName(byte[] bytes, String type)
+    {
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8).contains("\"" + type + "\"");
+    }
+
+    /** The runtime loads a link under the link's name, which decides the format; anything else under its own. */
+    static String loadName(Path path, Path target)
+    {
+        String name = path.getFileName().toString();
+        return ConfigNames.isRuntimeLoadable(name) ? name : target.getFileName().toString();
+    }
+}

@@ -1,0 +1,63 @@
+package io.cnichain.core.engine;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What {@code cni-chain detect} shows: nothing in it was changed on the node.
+ *
+ * @param confDir    host path of the configuration directory
+ * @param binDir     host path of the binary directory
+ * @param adapters   every adapter considered
+ * @param chosen     the deciding adapter
+ * @param why        why it decides
+ * @param effective  the configuration the runtime loads, if any
+ * @param targets    the files that would be patched, and how
+ * @param problems   broken files sorting first, refused links, adapter failures
+ * @param notes      ties, other adapters that would patch something, platform warnings
+ */
+public record DetectReport(
+        String confDir,
+        String binDir,
+        List<AdapterScore> adapters,
+        String chosen,
+        String why,
+        Optional<Effective> effective,
+        List<Target> targets,
+        List<String> problems,
+        List<String> notes)
+{
+    public DetectReport
+    {
+        adapters = List.copyOf(adapters);
+        targets = List.copyOf(targets);
+        problems = List.copyOf(problems);
+        notes = List.copyOf(notes);
+    }
+
+    /**
+     * @param name     adapter name
+     * @param origin   built-in, classpath or plugin jar
+     * @param score    its score
+     * @param evidence what it saw
+     * @param failure  why it failed, if it did
+     */
+    public record AdapterScore(String name, String origin, int score, List<String> evidence, Optional<String> failure) {}
+
+    /**
+     * @param path        the file the runtime loads
+     * @param linkChain   the links followed
+     * @param target      the regular file behind it
+     * @param networkName the network's name
+     * @param plugins     the plugin types, in order
+     */
+    public record Effective(String path, List<String> linkChain, String target, String networkName, List<String> plugins) {}
+
+    /**
+     * @param path   the file as the runtime sees it
+     * @param target the regular file that would be written
+     * @param reason why the adapter names it
+     * @param plan   what install would do to it
+     */
+    public record Target(String path, String target, String reason, String plan) {}
+}

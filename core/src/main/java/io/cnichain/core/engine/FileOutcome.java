@@ -1,0 +1,55 @@
+package io.cnichain.core.engine;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What a pass did to one configuration file.
+ *
+ * @param path    the file as the runtime sees it (may be a link)
+ * @param result  what happened
+ * @param detail  one line saying why
+ * @param written the host paths written, with the hash of what we wrote (for recognising our own echo)
+ */
+public record FileOutcome(Path path, Result result, String detail, List<Written> written)
+{
+    public FileOutcome
+    {
+        requireNonNull(path, "path is null");
+        requireNonNull(result, "result is null");
+        requireNonNull(detail, "detail is null");
+        written = List.copyOf(written);
+    }
+
+    public boolean failed()
+    {
+        return result == Result.FAILED;
+    }
+
+    /** What happened to a file. */
+    public enum Result
+    {
+        /** Our entry was written into it. */
+        PATCHED,
+        /** A single-plugin file was converted to a list holding our entry (or restored on uninstall). */
+        CONVERTED,
+        /** Our entry was removed from it. */
+        REMOVED,
+        /** Nothing to do. */
+        UNCHANGED,
+        /** The file cannot be acted on yet (it does not parse, or is incomplete): left alone, try again later. */
+        WAITING,
+        /** The file cannot be patched; left alone. */
+        FAILED,
+    }
+
+    /**
+     * A file we wrote.
+     *
+     * @param hostPath its host path
+     * @param sha256   the hash of the bytes written
+     */
+    public record Written(Path hostPath, String sha256) {}
+}

@@ -1,0 +1,275 @@
+package io.cnichain.core.fs;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Every write the agent makes goes through here: a temp file in the target's own directory (so the rename
+ * stays on one filesystem) with a name no runtime or watcher takes for a configuration, fsync, an atomic
+ * rename over the target, and an fsync of the directory so the rename survives a crash. The target's mode
+ * and owner are kept. A reader therefore sees the old file or the new one, never a part of either.
+ */
+public final class AtomicFileWriter
+{
+    /** Temp files start with a dot and end in {@code .tmp}: never a configuration, never a runtime's match. */
+    public static final String TEMP_PREFIX = ".cni-chain-";
+    public static final String TEMP_SUFFIX = ".tmp";
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final BeforeRename beforeRename;
+
+    public AtomicFileWriter()
+    {
+        this((temp, target) -> {});
+    }
+
+    /**
+     * @param beforeRename called after the temp file is complete and synced, just before the rename; tests
+     *                     use it to stop there, as a crash would
+     */
+    public AtomicFileWriter(BeforeRename beforeRename)
+    {
+        this.beforeRename = requireNonNull(beforeRename, "beforeRename is null");
+    }
+
+    /**
+     * @param name a file name
+     * @return whether the name is one of our temp files
+     */
+    public static boolean isTempName(String name)
+    {
+        return name.startsWith(TEMP_PREFIX) && name.endsWith(TEMP_SUFFIX);
+    }
+
+    /**
+     * Replaces (or creates) a regular file atomically.
+     *
+     * @param target       the file as the agent sees it; must not be a link (callers write a link's final target)
+     * @param reportedPath the path to name in errors and logs (the host path)
+     * @param content      the new content
+     * @param mode         the permissions: a new file's, or every file's when {@link FileMode#exact()}
+     * @param expected     when present, the content the target must still have just before the rename; when it
+     *                     changed meanwhile the write is abandoned with {@link ErrorCode#CONCURRENT_CHANGE}
+     */
+    public void write(Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected)
+    {
+        Path directory = target.toAbsolutePath().getParent();
+        Optional<PosixFileAttributes> existing = attributes(target);
+        if (existing.isPresent() && !existing.get().isRegularFile()) {
+            throw new CniChainException(ErrorCode.IO, reportedPath, "is not a regular file; refusing to replace it");
+        }
+        Path temp = directory.resolve(TEMP_PREFIX + target.getFileName() + "." + randomSuffix() + TEMP_SUFFIX);
+        Set<PosixFilePermission> permissions = existing.filter(e -> !mode.exact()).map(PosixFileAttributes::permissions).orElse(mode.permissions());
+        try {
+            // Created with its final mode (less the umask) so a secret is never readable by others, not even
+            // for a moment; the mode is set exactly once the file is complete.
+            try (FileChannel channel = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(permissions))) {
+                ByteBuffer buffer = ByteBuffer.wrap(content);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                channel.force(true);
+            }
+            PosixFileAttributeView view = Files.getFileAttributeView(temp, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+            view.setPermissions(permissions);
+            if (existing.isPresent()) {
+                keepOwner(view, existing.get());
+            }
+            beforeRename.run(temp, target);
+            if (expected.isPresent()) {
+                checkUnchanged(target, reportedPath, expected.get());
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+            syncDirectory(directory);
+        }
+        catch (CniChainException e) {
+            deleteQuietly(temp);
+            throw e;
+        }
+        catch (FileAlreadyExistsException e) {
+            throw new CniChainException(ErrorCode.IO, reportedPath, "temp file " + temp.getFileName() + " already exists", e);
+        }
+        catch (IOException e) {
+            deleteQuietly(temp);
+            throw new CniChainException(ErrorCode.IO, reportedPath, "cannot be written: " + describe(e), e);
+        }
+    }
+
+    /**
+     * Deletes a file and syncs its directory.
+     *
+     * @return whether the file existed
+     */
+    public boolean delete(Path target, Path reportedPath)
+    {
+        try {
+            boolean existed = Files.deleteIfExists(target);
+            if (existed) {
+                syncDirectory(target.toAbsolutePath().getParent());
+            }
+            return existed;
+        }
+        catch (IOException e) {
+            throw new CniChainException(ErrorCode.IO, reportedPath, "cannot be deleted: " + describe(e), e);
+        }
+    }
+
+    /**
+     * Removes temp files that a crashed run of ours left in a directory.
+     *
+     * @param directory a directory as the agent sees it
+     * @return the files removed
+     */
+    public List<Path> removeStaleTemps(Path directory)
+    {
+        List<Path> removed = new ArrayList<>();
+        if (!Files.isDirectory(directory)) {
+            return removed;
+        }
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory, p -> isTempName(p.getFileName().toString()))) {
+            for (Path temp : stream) {
+                if (Files.deleteIfExists(temp)) {
+                    removed.add(temp);
+                }
+            }
+        }
+        catch (IOException e) {
+            // Best effort: a temp file we cannot remove is ignored by every reader anyway.
+        }
+        return removed;
+    }
+
+    private static void checkUnchanged(Path target, Path reportedPath, byte[] expected)
+            throws IOException
+    {
+        byte[] current;
+        try {
+            current = Files.readAllBytes(target);
+        }
+        catch (NoSuchFileException e) {
+            throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "was removed while we patched it; not written");
+        }
+        if (!Arrays.equals(current, expected)) {
+            throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "changed while we patched it; not written, the change will be handled next");
+        }
+    }
+
+    private static void keepOwner(PosixFileAttributeView view, PosixFileAttributes existing)
+            throws IOException
+    {
+        PosixFileAttributes created = view.readAttributes();
+        if (!created.owner().equals(existing.owner())) {
+            view.setOwner(existing.owner());
+        }
+        if (!created.group().equals(existing.group())) {
+            view.setGroup(existing.group());
+        }
+    }
+
+    private static Optional<PosixFileAttributes> attributes(Path file)
+    {
+        try {
+            return Optional.of(Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static void syncDirectory(Path directory)
+            throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    private static void deleteQuietly(Path temp)
+    {
+        try {
+            Files.deleteIfExists(temp);
+        }
+        catch (IOException ignored) {
+            // The next run removes stale temp files.
+        }
+    }
+
+    private static String describe(IOException e)
+    {
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "directory " + e.getMessage() + " does not exist";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private static String randomSuffix()
+    {
+        byte[] bytes = new byte[6];
+        RANDOM.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * The permissions of a written file.
+     *
+     * @param permissions the permissions of a new file, or of every file when exact
+     * @param exact       whether an existing file's permissions are replaced rather than kept
+     */
+    public record FileMode(Set<PosixFilePermission> permissions, boolean exact)
+    {
+        public FileMode
+        {
+            permissions = Set.copyOf(permissions);
+        }
+
+        /** Keep an existing file's mode; a new file gets these permissions. */
+        public static FileMode keepExistingOr(Set<PosixFilePermission> permissions)
+        {
+            return new FileMode(permissions, false);
+        }
+
+        /** Always these permissions. */
+        public static FileMode exactly(Set<PosixFilePermission> permissions)
+        {
+            return new FileMode(permissions, true);
+        }
+    }
+
+    /** A hook between the complete temp file and the rename. */
+    @FunctionalInterface
+    public interface BeforeRename
+    {
+        void run(Path temp, Path target)
+                throws IOException;
+    }
+}

@@ -1,0 +1,159 @@
+package io.cnichain.core.install;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.host.HostPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Copies the chained plugin's binaries from the image into the host's CNI binary directory: every regular
+ * file of the source directory, each written atomically with its mode (a rename never hits "text file busy"
+ * the way an in-place copy over a running binary does), skipped when the host already has the same bytes.
+ */
+public final class BinaryInstaller
+{
+    private static final Logger log = LoggerFactory.getLogger(BinaryInstaller.class);
+
+    private final HostPaths host;
+    private final Path sourceDir;
+    private final Path binDir;
+    private final AtomicFileWriter writer;
+
+    /**
+     * @param host      the host mount
+     * @param sourceDir the binaries to install, as the agent sees them
+     * @param binDir    host path of the CNI binary directory
+     * @param writer    the writer
+     */
+    public BinaryInstaller(HostPaths host, Path sourceDir, Path binDir, AtomicFileWriter writer)
+    {
+        this.host = requireNonNull(host, "host is null");
+        this.sourceDir = requireNonNull(sourceDir, "sourceDir is null");
+        this.binDir = requireNonNull(binDir, "binDir is null");
+        this.writer = requireNonNull(writer, "writer is null");
+    }
+
+    /**
+     * @param shortName the plugin's short name for the log line ("linkerd")
+     * @return the host paths written (empty when everything was already in place)
+     */
+    public List<Path> install(String shortName)
+    {
+        Path target = host.toContainer(binDir);
+        if (sameDirectory()) {
+            log.info("Binary source {} is the CNI bin dir itself; nothing to copy", sourceDir);
+            return List.of();
+        }
+        if (!Files.isDirectory(target)) {
+            throw new CniChainException(ErrorCode.IO, binDir, "the CNI bin dir does not exist on the host");
+        }
+        if (!Files.isWritable(target)) {
+            throw new CniChainException(ErrorCode.IO, binDir, "is non-writeable, failure");
+        }
+        writer.removeStaleTemps(target);
+        List<Path> written = new ArrayList<>();
+        for (Path source : sources()) {
+            Path name = source.getFileName();
+            Path destination = target.resolve(name);
+            try {
+                byte[] bytes = Files.readAllBytes(source);
+                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(source);
+                if (Files.isRegularFile(destination) && Arrays.equals(bytes, Files.readAllBytes(destination))
+                        && Files.getPosixFilePermissions(destination).equals(mode)) {
+                    continue;
+                }
+                writer.write(destination, binDir.resolve(name), bytes, AtomicFileWriter.FileMode.exactly(mode), Optional.empty());
+                written.add(binDir.resolve(name));
+            }
+            catch (IOException e) {
+                throw new CniChainException(ErrorCode.IO, source, "failed to copy to " + binDir + ": " + e.getMessage(), e);
+            }
+        }
+        if (!written.isEmpty()) {
+            log.info("Wrote {} CNI binaries to {}", shortName, binDir);
+        }
+        return written;
+    }
+
+    /**
+     * Removes the binaries this installer put in place: files of the source directory whose copy on the host
+     * still has the same bytes. A binary someone replaced is theirs now and stays.
+     *
+     * @return the host paths removed
+     */
+    public List<Path> uninstall()
+    {
+        if (sameDirectory()) {
+            return List.of();
+        }
+        Path target = host.toContainer(binDir);
+        List<Path> removed = new ArrayList<>();
+        for (Path source : sources()) {
+            Path destination = target.resolve(source.getFileName());
+            try {
+                if (Files.isRegularFile(destination) && Arrays.equals(Files.readAllBytes(source), Files.readAllBytes(destination))) {
+                    writer.delete(destination, binDir.resolve(source.getFileName()));
+                    removed.add(binDir.resolve(source.getFileName()));
+                }
+            }
+            catch (IOException e) {
+                throw new CniChainException(ErrorCode.IO, binDir.resolve(source.getFileName()), "cannot be removed: " + e.getMessage(), e);
+            }
+        }
+        return removed;
+    }
+
+    /**
+     * @return the names of the binaries in the source directory
+     */
+    public List<String> sourceNames()
+    {
+        return sources().stream().map(p -> p.getFileName().toString()).toList();
+    }
+
+    private List<Path> sources()
+    {
+        if (!Files.isDirectory(sourceDir)) {
+            return List.of();
+        }
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(sourceDir)) {
+            for (Path path : stream) {
+                if (Files.isRegularFile(path) && !path.getFileName().toString().startsWith(".")) {
+                    files.add(path);
+                }
+            }
+        }
+        catch (IOException e) {
+            throw new CniChainException(ErrorCode.IO, sourceDir, "cannot be listed: " + e.getMessage(), e);
+        }
+        files.sort(null);
+        return files;
+    }
+
+    private boolean sameDirectory()
+    {
+        try {
+            Path target = host.toContainer(binDir);
+            return Files.isDirectory(sourceDir) && Files.isDirectory(target) && Files.isSameFile(sourceDir, target);
+        }
+        catch (IOException e) {
+            return false;
+        }
+    }
+}

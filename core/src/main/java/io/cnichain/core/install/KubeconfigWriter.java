@@ -1,0 +1,139 @@
+package io.cnichain.core.install;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.config.KubeconfigSettings;
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.host.HostPaths;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Keeps the chained plugin's kubeconfig in the configuration directory: token and CA from the service
+ * account, server from the Kubernetes service environment. Written atomically, with its mode, and only
+ * when its content changes (a rewrite would wake every watcher of the directory for nothing).
+ */
+public final class KubeconfigWriter
+{
+    private static final Logger log = LoggerFactory.getLogger(KubeconfigWriter.class);
+
+    private final HostPaths host;
+    private final KubeconfigSettings settings;
+    private final Path serviceAccountDir;
+    private final Path hostPath;
+    private final AtomicFileWriter writer;
+
+    /**
+     * @param host              the host mount
+     * @param settings          the kubeconfig settings
+     * @param serviceAccountDir the service-account directory, as the agent sees it
+     * @param hostPath          host path of the kubeconfig
+     * @param writer            the writer
+     */
+    public KubeconfigWriter(HostPaths host, KubeconfigSettings settings, Path serviceAccountDir, Path hostPath, AtomicFileWriter writer)
+    {
+        this.host = requireNonNull(host, "host is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.serviceAccountDir = requireNonNull(serviceAccountDir, "serviceAccountDir is null");
+        this.hostPath = requireNonNull(hostPath, "hostPath is null");
+        this.writer = requireNonNull(writer, "writer is null");
+    }
+
+    public Path hostPath()
+    {
+        return hostPath;
+    }
+
+    /**
+     * Writes the kubeconfig when it is missing or differs from what it should be.
+     *
+     * @return whether it was written
+     * @throws CniChainException {@link ErrorCode#KUBECONFIG} when the token, CA or server is missing
+     */
+    public boolean ensure()
+    {
+        KubeconfigRenderer.Rendered rendered = render();
+        byte[] content = rendered.full().getBytes(StandardCharsets.UTF_8);
+        Path file = host.toContainer(hostPath);
+        try {
+            if (Arrays.equals(Files.readAllBytes(file), content) && Files.getPosixFilePermissions(file).equals(settings.mode())) {
+                return false;
+            }
+        }
+        catch (NoSuchFileException e) {
+            // first write
+        }
+        catch (IOException e) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, hostPath, "cannot be read: " + e.getMessage(), e);
+        }
+        writer.write(file, hostPath, content, AtomicFileWriter.FileMode.exactly(settings.mode()), Optional.empty());
+        log.info("Wrote kubeconfig {}", hostPath);
+        log.debug("kubeconfig content:\n{}", rendered.redacted());
+        return true;
+    }
+
+    /**
+     * @return whether the kubeconfig was there to remove
+     */
+    public boolean remove()
+    {
+        return writer.delete(host.toContainer(hostPath), hostPath);
+    }
+
+    /**
+     * @return whether the kubeconfig exists
+     */
+    public boolean exists()
+    {
+        return Files.isRegularFile(host.toContainer(hostPath));
+    }
+
+    /**
+     * @return the kubeconfig as it should be
+     * @throws CniChainException {@link ErrorCode#KUBECONFIG} when the token, CA or server is missing
+     */
+    public KubeconfigRenderer.Rendered render()
+    {
+        Path tokenFile = serviceAccountDir.resolve("token");
+        String token = readText(tokenFile, "the service-account token").trim();
+        if (token.isEmpty()) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token is empty");
+        }
+        if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token holds characters a token never has");
+        }
+        Optional<byte[]> ca = Optional.empty();
+        if (!settings.skipTlsVerify()) {
+            Path caFile = settings.caFile().orElse(serviceAccountDir.resolve("ca.crt"));
+            ca = Optional.of(readText(caFile, "the CA certificate (set KUBE_CA_FILE, or SKIP_TLS_VERIFY=true)").getBytes(StandardCharsets.UTF_8));
+        }
+        String host = settings.serviceHost().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
+                "KUBERNETES_SERVICE_HOST not set: cannot write the kubeconfig for the chained plugin"));
+        String port = settings.servicePort().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
+                "KUBERNETES_SERVICE_PORT not set: cannot write the kubeconfig for the chained plugin"));
+        return KubeconfigRenderer.render(KubeconfigRenderer.serverUrl(settings.protocol(), host, port), token, ca);
+    }
+
+    private static String readText(Path file, String what)
+    {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        }
+        catch (NoSuchFileException e) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, file, what + " does not exist");
+        }
+        catch (IOException e) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, file, what + " cannot be read: " + e.getMessage(), e);
+        }
+    }
+}

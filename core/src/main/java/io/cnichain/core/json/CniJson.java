@@ -1,0 +1,169 @@
+package io.cnichain.core.json;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * JSON as CNI runtimes read it (Go's {@code encoding/json}: strict, no comments, no trailing content, no
+ * byte-order mark) and as we write it (two-space indentation like {@code jq}, keys in their original
+ * order, numbers exactly as they were).
+ */
+public final class CniJson
+{
+    // Duplicate keys are accepted, last one wins, as Go does: a file the runtime loads must not look broken to us.
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+            .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .build();
+
+    private static final DefaultPrettyPrinter PRINTER = new JqStylePrinter();
+
+    private CniJson() {}
+
+    /**
+     * @param bytes file content
+     * @return the tree
+     * @throws InvalidJsonException with a one-line reason when the bytes are not what a runtime would parse
+     */
+    public static JsonNode parse(byte[] bytes)
+    {
+        if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb && (bytes[2] & 0xff) == 0xbf) {
+            throw new InvalidJsonException("starts with a UTF-8 byte-order mark, which CNI runtimes reject");
+        }
+        if (new String(bytes, StandardCharsets.UTF_8).isBlank()) {
+            throw new InvalidJsonException("is empty");
+        }
+        try {
+            JsonNode node = MAPPER.readTree(bytes);
+            if (node == null || node.isMissingNode()) {
+                throw new InvalidJsonException("is empty");
+            }
+            return node;
+        }
+        catch (JsonParseException e) {
+            throw new InvalidJsonException("is not valid JSON: " + plain(e.getOriginalMessage())
+                    + " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
+        }
+        catch (JsonProcessingException e) {
+            throw new InvalidJsonException("is not valid JSON: " + plain(e.getOriginalMessage()));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Jackson's first line, without its notes about where an unclosed object started. */
+    private static String plain(String message)
+    {
+        String first = message.lines().findFirst().orElse("").trim();
+        return first.replaceAll("\\s*\\(start marker at .*$", "").replaceAll("[.:]$", "");
+    }
+
+    /**
+     * @param node a tree
+     * @return its bytes, pretty-printed, with a final newline
+     */
+    public static byte[] write(JsonNode node)
+    {
+        try {
+            return (MAPPER.writer(PRINTER).writeValueAsString(node) + "\n").getBytes(StandardCharsets.UTF_8);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree always serializes", e);
+        }
+    }
+
+    /**
+     * @param node a tree
+     * @return it on one line, for logs
+     */
+    public static String compact(JsonNode node)
+    {
+        try {
+            return MAPPER.writeValueAsString(node);
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalStateException("a JSON tree always serializes", e);
+        }
+    }
+
+    public static ObjectMapper mapper()
+    {
+        return MAPPER;
+    }
+
+    /** The bytes are not JSON a runtime would accept. */
+    public static final class InvalidJsonException
+            extends RuntimeException
+    {
+        public InvalidJsonException(String reason)
+        {
+            super(reason, null, false, false);
+        }
+    }
+
+    /** {@code "key": value}, arrays one element a line, {@code []} and {@code {}} for empty ones. */
+    private static final class JqStylePrinter
+            extends DefaultPrettyPrinter
+    {
+        JqStylePrinter()
+        {
+            super(DefaultPrettyPrinter.DEFAULT_ROOT_VALUE_SEPARATOR);
+            DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
+            indentArraysWith(indenter);
+            indentObjectsWith(indenter);
+            _separators = Separators.createDefaultInstance()
+                    .withObjectFieldValueSpacing(Separators.Spacing.AFTER);
+            _objectFieldValueSeparatorWithSpaces = ": ";
+        }
+
+        JqStylePrinter(JqStylePrinter base)
+        {
+            super(base);
+        }
+
+        @Override
+        public DefaultPrettyPrinter createInstance()
+        {
+            return new JqStylePrinter(this);
+        }
+
+        @Override
+        public void writeEndObject(JsonGenerator g, int nrOfEntries)
+                throws IOException
+        {
+            if (nrOfEntries == 0) {
+                _nesting--;
+                g.writeRaw('}');
+                return;
+            }
+            super.writeEndObject(g, nrOfEntries);
+        }
+
+        @Override
+        public void writeEndArray(JsonGenerator g, int nrOfValues)
+                throws IOException
+        {
+            if (nrOfValues == 0) {
+                _nesting--;
+                g.writeRaw(']');
+                return;
+            }
+            super.writeEndArray(g, nrOfValues);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.cnichain.core.patch;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.discovery.CniConfigParser;
+import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
+import io.cnichain.core.json.CniJson;
+import io.cnichain.spi.CniConfig.Format;
+
+import java.util.Optional;
+
+/**
+ * Decides what installing or removing our entry does to one file, from its name and bytes: rewrite it,
+ * convert a single-plugin file to a list (or back), leave it, or refuse it with a reason. Never plans a write
+ * from bytes that do not parse.
+ */
+public final class ConfigFilePatcher
+{
+    private ConfigFilePatcher() {}
+
+    /**
+     * @param loadName   the name the runtime loads the file by (a link's name), which decides its format
+     * @param targetName the name of the file itself (a link's target)
+     * @param bytes      its content
+     * @param entry      our plugin entry
+     * @return the plan
+     */
+    public static PatchPlan planInstall(String loadName, String targetName, byte[] bytes, ObjectNode entry)
+    {
+        LoadedConfig loaded;
+        try {
+            loaded = CniConfigParser.parse(loadName, bytes);
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            return new PatchPlan.Refused(e.getMessage());
+        }
+        return planInstall(loaded, loadName, targetName, entry);
+    }
+
+    /**
+     * @param loaded     the parsed file
+     * @param loadName   the name the runtime loads the file by
+     * @param targetName the name of the file itself
+     * @param entry      our plugin entry
+     * @return the plan
+     */
+    public static PatchPlan planInstall(LoadedConfig loaded, String loadName, String targetName, ObjectNode entry)
+    {
+        try {
+            if (loaded.summary().format() == Format.SINGLE) {
+                if (!loadName.equals(targetName)) {
+                    return new PatchPlan.Refused("is a link to a single-plugin configuration; converting it to a list would break the link, so it is left alone (make the primary write a .conflist)");
+                }
+                Optional<String> listName = listNameFor(targetName);
+                if (listName.isEmpty()) {
+                    return new PatchPlan.Refused("holds a single plugin under a name that has no list form");
+                }
+                return new PatchPlan.Replace(listName.get(), CniJson.write(Patcher.insert(Patcher.toList(loaded.tree(), targetName), entry)));
+            }
+            ObjectNode patched = Patcher.insert(loaded.tree(), entry);
+            if (patched.equals(loaded.tree())) {
+                return new PatchPlan.Unchanged("already holds the entry");
+            }
+            return new PatchPlan.Rewrite(CniJson.write(patched));
+        }
+        catch (PatchException e) {
+            return new PatchPlan.Refused(e.getMessage());
+        }
+    }
+
+    /**
+     * @param loadName   the name the runtime loads the file by
+     * @param targetName the name of the file itself
+     * @param bytes      its content
+     * @param type       our plugin type
+     * @return the plan: remove our entry, and put back a single-plugin file we converted
+     */
+    public static PatchPlan planUninstall(String loadName, String targetName, byte[] bytes, String type)
+    {
+        LoadedConfig loaded;
+        try {
+            loaded = CniConfigParser.parse(loadName, bytes);
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            return new PatchPlan.Refused(e.getMessage());
+        }
+        if (loaded.summary().format() == Format.SINGLE) {
+            return new PatchPlan.Unchanged("is a single-plugin configuration; nothing of ours in it");
+        }
+        try {
+            ObjectNode removed = Patcher.remove(loaded.tree(), type);
+            if (removed.equals(loaded.tree())) {
+                return new PatchPlan.Unchanged("holds no " + type + " entry");
+            }
+            if (loadName.equals(targetName)) {
+                Optional<Patcher.Restored> restored = Patcher.restoreSingle(removed);
+                if (restored.isPresent() && listNameFor(restored.get().name()).equals(Optional.of(targetName))) {
+                    return new PatchPlan.Replace(restored.get().name(), CniJson.write(restored.get().single()));
+                }
+            }
+            return new PatchPlan.Rewrite(CniJson.write(removed));
+        }
+        catch (PatchException e) {
+            return new PatchPlan.Refused(e.getMessage());
+        }
+    }
+
+    /**
+     * @param singleName the name of a single-plugin file
+     * @return the name of its list form: {@code x.conf} and {@code x.json} become {@code x.conflist}
+     */
+    public static Optional<String> listNameFor(String singleName)
+    {
+        if (singleName.endsWith(".conf")) {
+            return Optional.of(singleName + "list");
+        }
+        if (singleName.endsWith(".json")) {
+            return Optional.of(singleName.substring(0, singleName.length() - ".json".length()) + ".conflist");
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,51 @@
+package io.cnichain.core.patch;
+
+import static java.util.Objects.requireNonNull;
+
+/** What to do to one configuration file, decided without touching it. */
+public sealed interface PatchPlan
+{
+    /** Nothing to write. */
+    record Unchanged(String reason)
+            implements PatchPlan
+    {
+        public Unchanged
+        {
+            requireNonNull(reason, "reason is null");
+        }
+    }
+
+    /** Replace the file's content. */
+    record Rewrite(byte[] content)
+            implements PatchPlan
+    {
+        public Rewrite
+        {
+            requireNonNull(content, "content is null");
+        }
+    }
+
+    /**
+     * Write {@code content} to a sibling file named {@code newName}, then delete the original: the runtime
+     * never sees a list under a {@code .conf} name, and never sees a moment without a configuration.
+     */
+    record Replace(String newName, byte[] content)
+            implements PatchPlan
+    {
+        public Replace
+        {
+            requireNonNull(newName, "newName is null");
+            requireNonNull(content, "content is null");
+        }
+    }
+
+    /** The file cannot be patched; it is left as it is. */
+    record Refused(String reason)
+            implements PatchPlan
+    {
+        public Refused
+        {
+            requireNonNull(reason, "reason is null");
+        }
+    }
+}

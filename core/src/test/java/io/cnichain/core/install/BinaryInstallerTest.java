@@ -1,0 +1,87 @@
+package io.cnichain.core.install;
+
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.core.testing.TestNode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BinaryInstallerTest
+{
+    @TempDir
+    Path temp;
+
+    TestNode node;
+    BinaryInstaller installer;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+        installer = new BinaryInstaller(new HostPaths(node.hostRoot()), node.imageBinDir(), TestNode.BIN_DIR, new AtomicFileWriter());
+    }
+
+    @Test
+    void copiesEveryRegularFileWithItsModeAndSkipsIdenticalOnes()
+            throws IOException
+    {
+        Files.writeString(node.imageBinDir().resolve("helper"), "data");
+        Files.setPosixFilePermissions(node.imageBinDir().resolve("helper"), PosixFilePermissions.fromString("rw-r-----"));
+        Files.createDirectories(node.imageBinDir().resolve("subdir"));
+
+        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/helper"), Path.of("/opt/cni/bin/linkerd-cni"));
+        Path binary = node.binDir().resolve("linkerd-cni");
+        assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(binary))).isEqualTo("rwxr-xr-x");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(node.binDir().resolve("helper")))).isEqualTo("rw-r-----");
+        assertThat(node.binDir().resolve("subdir")).doesNotExist();
+
+        Object inode = Files.getAttribute(binary, "unix:ino");
+        assertThat(installer.install("linkerd")).isEmpty();
+        assertThat(Files.getAttribute(binary, "unix:ino")).isEqualTo(inode);
+    }
+
+    @Test
+    void replacesADifferingBinaryAtomically()
+            throws IOException
+    {
+        Path binary = node.binDir().resolve("linkerd-cni");
+        Files.writeString(binary, "old version");
+        Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("rw-------"));
+        installer.install("linkerd");
+        assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(binary))).isEqualTo("rwxr-xr-x");
+    }
+
+    @Test
+    void uninstallRemovesOnlyWhatIsStillOurs()
+            throws IOException
+    {
+        Files.writeString(node.imageBinDir().resolve("helper"), "data");
+        installer.install("linkerd");
+        Files.writeString(node.binDir().resolve("helper"), "someone else's now");
+        node.binaries("bridge");
+        assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(node.binDir().resolve("helper")).hasContent("someone else's now");
+        assertThat(node.binDir().resolve("bridge")).exists();
+    }
+
+    @Test
+    void sourceThatIsTheBinDirItselfIsNeitherCopiedNorRemoved()
+    {
+        node.binaries("bridge", "linkerd-cni");
+        BinaryInstaller same = new BinaryInstaller(new HostPaths(node.hostRoot()), node.binDir(), TestNode.BIN_DIR, new AtomicFileWriter());
+        assertThat(same.install("linkerd")).isEmpty();
+        assertThat(same.uninstall()).isEmpty();
+        assertThat(node.binDir().resolve("bridge")).exists();
+        assertThat(node.binDir().resolve("linkerd-cni")).exists();
+    }
+}
