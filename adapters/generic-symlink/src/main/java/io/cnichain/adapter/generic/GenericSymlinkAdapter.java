@@ -1,0 +1,62 @@
+package io.cnichain.adapter.generic;
+
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The fallback that always applies: the authoritative file is the configuration the runtime would load
+ * (the first valid {@code .conf}, {@code .conflist} or {@code .json} in byte order), resolved through any chain
+ * of links; the core patches the final target and keeps the links. It scores 1 whenever there is such a file,
+ * below every platform adapter that recognises its platform.
+ */
+public final class GenericSymlinkAdapter
+        implements CniPlatformAdapter
+{
+    public static final String NAME = "generic-symlink";
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public String description()
+    {
+        return "Any platform: the configuration the runtime loads, followed through symlinks";
+    }
+
+    @Override
+    public Detection detect(NodeView node)
+    {
+        Optional<ConfigEntry> effective = node.effectiveConfig();
+        if (effective.isEmpty()) {
+            return Detection.none();
+        }
+        ConfigEntry entry = effective.get();
+        String evidence = entry.isLink()
+                ? "effective configuration " + entry.name() + " is a link to " + entry.target().orElseThrow()
+                : "effective configuration " + entry.name();
+        return Detection.of(1, evidence);
+    }
+
+    @Override
+    public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+    {
+        // An effective configuration the core may not write (a link out of the allowed roots) means nothing is
+        // patched: patching a later file would change nothing the runtime loads. detect says why.
+        return node.effectiveConfig()
+                .filter(ConfigEntry::resolves)
+                .map(entry -> List.of(ConfigTarget.of(entry, entry.isLink()
+                        ? "the configuration the runtime loads, through " + entry.linkChain().size() + " link(s)"
+                        : "the configuration the runtime loads (first valid file in byte order)")))
+                .orElse(List.of());
+    }
+}

@@ -1,0 +1,88 @@
+package io.cnichain.adapter.generic;
+
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.TestNode;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigTarget;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GenericSymlinkAdapterTest
+{
+    @TempDir
+    Path temp;
+
+    TestNode node;
+    CniPlatformAdapter adapter;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+        adapter = new GenericSymlinkAdapter();
+    }
+
+    @Test
+    void loadsThroughServiceLoaderAsTheAgentDoes()
+    {
+        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
+        LoadedAdapter loaded = registry.find("generic-symlink").orElseThrow();
+        assertThat(loaded.adapter()).isInstanceOf(GenericSymlinkAdapter.class);
+        assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
+        assertThat(registry.problems()).isEmpty();
+        assertThat(loaded.adapter().settingNames()).isEmpty();
+    }
+
+    @Test
+    void patchesTheEffectiveConfigurationThroughItsLinks()
+    {
+        node.write("10-oci.conflist-current", TestNode.OCI);
+        node.link("10-oci.conflist", "10-oci.conflist-current");
+        node.write("20-calico.conflist", TestNode.CALICO);
+        List<ConfigTarget> targets = adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink"));
+        assertThat(targets).singleElement().satisfies(t -> {
+            assertThat(t.path()).isEqualTo(Path.of("/etc/cni/net.d/10-oci.conflist"));
+            assertThat(t.target()).isEqualTo(Path.of("/etc/cni/net.d/10-oci.conflist-current"));
+            assertThat(t.isLinked()).isTrue();
+        });
+        assertThat(adapter.detect(node.snapshot()).score()).isEqualTo(1);
+        assertThat(adapter.detect(node.snapshot()).evidence()).containsExactly(
+                "effective configuration 10-oci.conflist is a link to /etc/cni/net.d/10-oci.conflist-current");
+    }
+
+    @Test
+    void nothingToPatchWithoutAPrimary()
+    {
+        node.write("10-oci.conflist-current", TestNode.OCI);
+        node.write("calico-kubeconfig", "apiVersion: v1");
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink"))).isEmpty();
+        assertThat(adapter.detect(node.snapshot()).matched()).isFalse();
+    }
+
+    @Test
+    void aFirstConfigurationOutsideTheAllowedRootsBlocksRatherThanPatchingAFileTheRuntimeIgnores()
+    {
+        node.writeAt(node.host("/srv/00-x.conflist"), TestNode.CILIUM);
+        node.link("00-x.conflist", "/srv/00-x.conflist");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink"))).isEmpty();
+    }
+
+    @Test
+    void skipsBrokenAndDanglingEntriesAsTheRuntimeDoes()
+    {
+        node.write("01-broken.conflist", "{");
+        node.link("02-dangling.conflist", "nowhere");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink")))
+                .extracting(ConfigTarget::path).containsExactly(Path.of("/etc/cni/net.d/10-calico.conflist"));
+    }
+}
