@@ -26,6 +26,7 @@ import java.util.Optional;
                         + "atomically, and removes everything it added on uninstall.",
                 ""},
         subcommands = {
+                RunCommand.class,
                 InstallCommand.class,
                 UninstallCommand.class,
                 DetectCommand.class,

@@ -74,6 +74,16 @@ public record AgentConfig(
         requireNonNull(shutdownTimeout, "shutdownTimeout is null");
     }
 
+    /**
+     * @return this configuration with the agent's command-line options applied
+     */
+    public AgentConfig withAgentOptions(Optional<Integer> port, Optional<Boolean> cleanup, Optional<Duration> timeout)
+    {
+        return new AgentConfig(configFile, adapter, hostRoot, confDir, binDir, sourceBinDir, pluginsDir, serviceAccountDir, allowedRoots,
+                maxConfigBytes, plugin, kubeconfig, adapterSettings, logLevel, logFormat, port.orElse(healthPort),
+                cleanup.orElse(cleanupOnShutdown), timeout.orElse(shutdownTimeout));
+    }
+
     public HostPaths host()
     {
         return new HostPaths(hostRoot);

@@ -218,8 +218,8 @@ public final class NodeSnapshot
             if (entry.runtimeLoadable()) {
                 ParseResult result = parse(entry);
                 if (!result.isValid()) {
-                    problems.add(entry.path() + " sorts before the effective configuration and cannot be loaded ("
-                            + result.error().orElseThrow() + "); containerd fails on it, CRI-O skips it");
+                    problems.add(entry.path() + (effective.isPresent() ? " sorts before the effective configuration and" : "")
+                            + " cannot be loaded (" + result.error().orElseThrow() + "); containerd fails on it, CRI-O skips it");
                 }
             }
         }

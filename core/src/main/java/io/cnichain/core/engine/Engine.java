@@ -20,6 +20,7 @@ import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
 import io.cnichain.core.patch.Patcher;
 import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.ParseResult;
 import org.slf4j.Logger;
@@ -93,6 +94,15 @@ public final class Engine
         return layout.snapshot();
     }
 
+    /**
+     * @param adapter an adapter
+     * @return its settings from the configuration
+     */
+    public io.cnichain.spi.AdapterSettings adapterSettings(LoadedAdapter adapter)
+    {
+        return selector.settingsFor(adapter);
+    }
+
     public Selection select(NodeSnapshot snapshot)
     {
         return selector.select(snapshot, config.adapter());
@@ -140,6 +150,14 @@ public final class Engine
     }
 
     /**
+     * @return the names of the binaries install copies (the source directory's files)
+     */
+    public List<String> binaryNames()
+    {
+        return binaries.sourceNames();
+    }
+
+    /**
      * @return the binaries written
      */
     public List<Path> installBinaries()
@@ -166,23 +184,34 @@ public final class Engine
     {
         Optional<String> missing = missingPrerequisite();
         List<FileOutcome> outcomes = new ArrayList<>();
-        ObjectNode entry = entry();
         for (ConfigTarget target : selection.targets()) {
             if (missing.isPresent()) {
                 outcomes.add(new FileOutcome(target.path(), FileOutcome.Result.FAILED, missing.get(), List.of()));
                 continue;
             }
-            writer.removeStaleTemps(host.toContainer(target.target()).getParent());
-            FileOutcome outcome = updater.install(target, entry, selection.chosen().adapter());
-            if (outcome.result() == FileOutcome.Result.FAILED) {
-                log.warn("Not patching {}: {}", target.path(), outcome.detail());
-            }
-            else if (outcome.result() == FileOutcome.Result.WAITING) {
-                log.info("Waiting for {}: {}", target.path(), outcome.detail());
-            }
-            outcomes.add(outcome);
+            outcomes.add(patch(target, selection.chosen().adapter()));
         }
         return outcomes;
+    }
+
+    /**
+     * Patches one file. The caller has checked {@link #missingPrerequisite()}.
+     *
+     * @param target  the file
+     * @param adapter the adapter that named it (asked whether the file is complete)
+     * @return the outcome
+     */
+    public FileOutcome patch(ConfigTarget target, CniPlatformAdapter adapter)
+    {
+        writer.removeStaleTemps(host.toContainer(target.target()).getParent());
+        FileOutcome outcome = updater.install(target, entry(), adapter);
+        if (outcome.result() == FileOutcome.Result.FAILED) {
+            log.warn("Not patching {}: {}", target.path(), outcome.detail());
+        }
+        else if (outcome.result() == FileOutcome.Result.WAITING) {
+            log.info("Waiting for {}: {}", target.path(), outcome.detail());
+        }
+        return outcome;
     }
 
     /**

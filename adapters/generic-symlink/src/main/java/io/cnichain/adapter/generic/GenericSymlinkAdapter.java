@@ -6,6 +6,7 @@ import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
+import io.cnichain.spi.ParseResult;
 
 import java.util.List;
 import java.util.Optional;
@@ -50,13 +51,24 @@ public final class GenericSymlinkAdapter
     @Override
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
-        // An effective configuration the core may not write (a link out of the allowed roots) means nothing is
-        // patched: patching a later file would change nothing the runtime loads. detect says why.
-        return node.effectiveConfig()
+        Optional<ConfigEntry> effective = node.effectiveConfig();
+        if (effective.isPresent()) {
+            // An effective configuration the core may not write (a link out of the allowed roots) means nothing is
+            // patched: patching a later file would change nothing the runtime loads. detect says why.
+            return effective.filter(ConfigEntry::resolves)
+                    .map(entry -> List.of(ConfigTarget.of(entry, entry.isLink()
+                            ? "the configuration the runtime loads, through " + entry.linkChain().size() + " link(s)"
+                            : "the configuration the runtime loads (first valid file in byte order)")))
+                    .orElse(List.of());
+        }
+        // No valid configuration, but one that does not parse: most likely a primary in the middle of writing it.
+        // Naming it lets the core wait for it (and retry) instead of forgetting it; the core never writes from it.
+        return node.entries().stream()
+                .filter(ConfigEntry::runtimeLoadable)
                 .filter(ConfigEntry::resolves)
-                .map(entry -> List.of(ConfigTarget.of(entry, entry.isLink()
-                        ? "the configuration the runtime loads, through " + entry.linkChain().size() + " link(s)"
-                        : "the configuration the runtime loads (first valid file in byte order)")))
+                .filter(entry -> node.parse(entry).status() == ParseResult.Status.INVALID)
+                .findFirst()
+                .map(entry -> List.of(ConfigTarget.of(entry, "the only configuration, which does not parse yet (a primary may be writing it)")))
                 .orElse(List.of());
     }
 }

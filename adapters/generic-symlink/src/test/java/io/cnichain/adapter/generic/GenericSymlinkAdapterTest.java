@@ -85,4 +85,13 @@ class GenericSymlinkAdapterTest
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink")))
                 .extracting(ConfigTarget::path).containsExactly(Path.of("/etc/cni/net.d/10-calico.conflist"));
     }
+
+    @Test
+    void aLoneConfigurationThatDoesNotParseYetIsNamedSoTheCoreWaitsForIt()
+    {
+        node.write("10-calico.conflist", "{\"name\":\"k8s-pod-network\",\"plugins\":[{\"type\":");
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink")))
+                .singleElement().satisfies(t -> assertThat(t.reason()).contains("does not parse yet"));
+        assertThat(adapter.detect(node.snapshot()).matched()).isFalse();
+    }
 }

@@ -1,0 +1,109 @@
+package io.cnichain.core.agent;
+
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.engine.Engine;
+import io.cnichain.core.engine.UninstallReport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.WatchService;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The DaemonSet's main process: the reconcile loop on this thread, health endpoints, and a clean exit on
+ * SIGTERM, SIGINT or SIGHUP: stop watching, then uninstall (entries first, then kubeconfig, then binaries)
+ * within a bounded time, exit 0 when all of it went well and 1 otherwise. A second signal exits at once.
+ */
+public final class Agent
+{
+    private static final Logger log = LoggerFactory.getLogger(Agent.class);
+    private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
+
+    private final Engine engine;
+    private final AgentConfig config;
+    private final AgentStatus status = new AgentStatus();
+    private final AgentMetrics metrics = new AgentMetrics();
+    private final AtomicBoolean stopRequested = new AtomicBoolean();
+    private volatile ReconcileLoop loop;
+
+    public Agent(Engine engine)
+    {
+        this.engine = requireNonNull(engine, "engine is null");
+        this.config = engine.config();
+    }
+
+    /**
+     * Runs until a signal stops the agent.
+     *
+     * @return the exit code
+     */
+    public int run()
+            throws IOException
+    {
+        Optional<HealthServer> health = Optional.empty();
+        if (config.healthPort() > 0) {
+            HealthServer server = new HealthServer(config.healthPort(), status, metrics);
+            server.start();
+            health = Optional.of(server);
+        }
+        WatchService watchService = FileSystems.getDefault().newWatchService();
+        loop = new ReconcileLoop(engine, watchService, status, metrics, FightTracker.Policy.defaults());
+        for (String signal : SIGNALS) {
+            Signal.handle(new Signal(signal), this::onSignal);
+        }
+        try {
+            loop.run();
+        }
+        finally {
+            health.ifPresent(HealthServer::stop);
+        }
+        if (!stopRequested.get()) {
+            log.error("The reconcile loop ended without a stop signal; exiting");
+            return 1;
+        }
+        if (!config.cleanupOnShutdown()) {
+            log.info("Leaving the CNI configuration, kubeconfig and binaries in place (cleanupOnShutdown: false). Exiting.");
+            return 0;
+        }
+        UninstallReport report = engine.uninstall();
+        if (report.succeeded()) {
+            log.info("Exiting.");
+            return 0;
+        }
+        log.error("Exiting with {} cleanup failure(s): {}", report.failures().size(), String.join("; ", report.failures()));
+        return 1;
+    }
+
+    private void onSignal(Signal signal)
+    {
+        if (!stopRequested.compareAndSet(false, true)) {
+            log.warn("SIG{} received again; exiting at once, cleanup unfinished", signal.getName());
+            Runtime.getRuntime().halt(1);
+        }
+        log.info("SIG{} received; stopping watches, then {}", signal.getName(),
+                config.cleanupOnShutdown() ? "removing what we installed" : "exiting without cleanup");
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(config.shutdownTimeout().toMillis());
+                log.error("Shutdown did not finish within {} s; exiting with cleanup unfinished", config.shutdownTimeout().toSeconds());
+                Runtime.getRuntime().halt(1);
+            }
+            catch (InterruptedException ignored) {
+                // the process is exiting anyway
+            }
+        }, "shutdown-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        ReconcileLoop current = loop;
+        if (current != null) {
+            current.stop();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.cnichain.core.agent;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The agent's counters, rendered in the Prometheus text format. Written by the reconcile thread, read by
+ * the health server.
+ */
+final class AgentMetrics
+{
+    /** Reaction buckets in seconds: the budget is 25 ms at the 99th percentile. */
+    static final double[] LATENCY_BUCKETS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+
+    private final Map<String, AtomicLong> reconciles = new ConcurrentHashMap<>();
+    private final Map<String, AtomicLong> events = new ConcurrentHashMap<>();
+    private final AtomicLong patches = new AtomicLong();
+    private final AtomicLong fights = new AtomicLong();
+    private final AtomicLong lastSuccess = new AtomicLong();
+    private final AtomicLongArray latencyBuckets = new AtomicLongArray(LATENCY_BUCKETS.length);
+    private final AtomicLong latencyCount = new AtomicLong();
+    private final AtomicLong latencySumNanos = new AtomicLong();
+
+    void reconcile(String result)
+    {
+        reconciles.computeIfAbsent(result, r -> new AtomicLong()).incrementAndGet();
+    }
+
+    void event(String kind)
+    {
+        events.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    void patchWritten()
+    {
+        patches.incrementAndGet();
+    }
+
+    void fight()
+    {
+        fights.incrementAndGet();
+    }
+
+    void success(long epochMillis)
+    {
+        lastSuccess.set(epochMillis);
+    }
+
+    void reaction(long nanos)
+    {
+        double seconds = nanos / 1e9;
+        for (int i = 0; i < LATENCY_BUCKETS.length; i++) {
+            if (seconds <= LATENCY_BUCKETS[i]) {
+                latencyBuckets.incrementAndGet(i);
+            }
+        }
+        latencyCount.incrementAndGet();
+        latencySumNanos.addAndGet(nanos);
+    }
+
+    long patchesWritten()
+    {
+        return patches.get();
+    }
+
+    String render(boolean ready)
+    {
+        StringBuilder out = new StringBuilder();
+        out.append("# HELP cnichain_reconciles_total Reconcile passes, by result.\n");
+        out.append("# TYPE cnichain_reconciles_total counter\n");
+        new TreeMap<>(reconciles).forEach((result, n) -> out.append("cnichain_reconciles_total{result=\"").append(result).append("\"} ").append(n.get()).append('\n'));
+        out.append("# HELP cnichain_patches_written_total Configuration files written with our entry.\n");
+        out.append("# TYPE cnichain_patches_written_total counter\n");
+        out.append("cnichain_patches_written_total ").append(patches.get()).append('\n');
+        out.append("# HELP cnichain_events_total Filesystem events received, by kind.\n");
+        out.append("# TYPE cnichain_events_total counter\n");
+        new TreeMap<>(events).forEach((kind, n) -> out.append("cnichain_events_total{kind=\"").append(kind).append("\"} ").append(n.get()).append('\n'));
+        out.append("# HELP cnichain_fights_total Back-off steps taken because another writer kept undoing our patch.\n");
+        out.append("# TYPE cnichain_fights_total counter\n");
+        out.append("cnichain_fights_total ").append(fights.get()).append('\n');
+        out.append("# HELP cnichain_last_successful_reconcile_timestamp_seconds When a reconcile last left every authoritative file patched.\n");
+        out.append("# TYPE cnichain_last_successful_reconcile_timestamp_seconds gauge\n");
+        out.append("cnichain_last_successful_reconcile_timestamp_seconds ").append(String.format(Locale.ROOT, "%.3f", lastSuccess.get() / 1000.0)).append('\n');
+        out.append("# HELP cnichain_ready Whether the agent is ready (see /readyz).\n");
+        out.append("# TYPE cnichain_ready gauge\n");
+        out.append("cnichain_ready ").append(ready ? 1 : 0).append('\n');
+        out.append("# HELP cnichain_reaction_latency_seconds From the filesystem event to our patched file.\n");
+        out.append("# TYPE cnichain_reaction_latency_seconds histogram\n");
+        for (int i = 0; i < LATENCY_BUCKETS.length; i++) {
+            out.append("cnichain_reaction_latency_seconds_bucket{le=\"").append(LATENCY_BUCKETS[i]).append("\"} ").append(latencyBuckets.get(i)).append('\n');
+        }
+        out.append("cnichain_reaction_latency_seconds_bucket{le=\"+Inf\"} ").append(latencyCount.get()).append('\n');
+        out.append("cnichain_reaction_latency_seconds_sum ").append(String.format(Locale.ROOT, "%.6f", latencySumNanos.get() / 1e9)).append('\n');
+        out.append("cnichain_reaction_latency_seconds_count ").append(latencyCount.get()).append('\n');
+        return out.toString();
+    }
+}

@@ -1,0 +1,145 @@
+package io.cnichain.distribution.agent;
+
+import io.cnichain.core.testing.TestNode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+
+import static io.cnichain.distribution.agent.Files2.awaitPatched;
+import static io.cnichain.distribution.agent.Files2.plugins;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Start, health, signals, crashes: the agent as a real child process. */
+class AgentLifecycleTest
+{
+    @TempDir
+    Path temp;
+
+    TestNode node;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+    }
+
+    @Test
+    void sigtermRemovesEverythingKeepsLinksAndGetsPastAMalformedFile()
+            throws IOException
+    {
+        Path real = node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
+        node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
+        node.write("20-calico.conflist", TestNode.CALICO);
+        node.write("15-broken.conflist", "{\"name\": \"half\", \"plugins\": [");
+        String before = Files2.read(real);
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            awaitPatched(agent, real);
+            // A second list that also holds our entry, as after an earlier adapter or a manual install.
+            node.write("30-extra.conflist", "{\"name\":\"extra\",\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"linkerd-cni\"}]}");
+
+            assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
+            assertThat(agent.log()).contains("SIGTERM received; stopping watches, then removing what we installed")
+                    .contains("Removing linkerd-cni config from /etc/cni/net.d/10-oci.conflist")
+                    .contains("Removing linkerd-cni config from /etc/cni/net.d/30-extra.conflist")
+                    .contains("Skipping /etc/cni/net.d/15-broken.conflist")
+                    .contains("Removing linkerd-cni kubeconfig: /etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig")
+                    .contains("Removing linkerd-cni binary: /opt/cni/bin/linkerd-cni")
+                    .contains("Exiting.");
+        }
+        assertThat(Files.isSymbolicLink(node.conf("10-oci.conflist"))).isTrue();
+        assertThat(Files2.read(real)).isEqualTo(before);
+        assertThat(plugins(node.conf("30-extra.conflist"))).containsExactly("bridge");
+        assertThat(node.read("15-broken.conflist")).isEqualTo("{\"name\": \"half\", \"plugins\": [");
+        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+    }
+
+    @Test
+    void sigtermWithCleanupDisabledLeavesEverythingInPlace()
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (AgentProcess agent = AgentProcess.start(node, "--no-cleanup")) {
+            awaitPatched(agent, file);
+            assertThat(agent.signal("INT")).isZero();
+            assertThat(agent.exitCode(Duration.ofSeconds(20))).isZero();
+            assertThat(agent.log()).contains("SIGINT received").contains("cleanupOnShutdown: false");
+        }
+        assertThat(Files2.patched(file)).isTrue();
+        assertThat(node.binDir().resolve("linkerd-cni")).exists();
+    }
+
+    @Test
+    void kill9ThenRestartLeavesExactlyOneEntryAndNoStaleTempFile()
+            throws IOException
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            awaitPatched(agent, file);
+            agent.kill();
+        }
+        // What a crash between our temp write and the rename leaves behind.
+        Path stale = node.conf(".cni-chain-10-calico.conflist.0123456789ab.tmp");
+        Files.writeString(stale, "{\"half\":");
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            agent.awaitLog("Using adapter", Duration.ofSeconds(10));
+            AgentProcess.await(Duration.ofSeconds(10), () -> !Files.exists(stale), agent::log);
+            assertThat(plugins(file)).containsExactly("calico", "portmap", "linkerd-cni");
+            try (Stream<Path> files = Files.list(node.confDir())) {
+                assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
+            }
+            assertThat(agent.terminate(Duration.ofSeconds(25))).isZero();
+        }
+    }
+
+    @Test
+    void healthReadinessAndMetricsAnswerAsDescribed()
+    {
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            agent.awaitLog("No active CNI configuration files found", Duration.ofSeconds(10));
+            assertThat(agent.get("/healthz")).isEqualTo(new AgentProcess.Response(200, "ok\n"));
+            AgentProcess.Response notReady = agent.get("/readyz");
+            assertThat(notReady.status()).isEqualTo(503);
+            assertThat(notReady.body()).contains("no primary CNI configuration in /etc/cni/net.d yet");
+
+            Path file = node.write("10-calico.conflist", TestNode.CALICO);
+            awaitPatched(agent, file);
+            AgentProcess.await(Duration.ofSeconds(5), () -> agent.get("/readyz").status() == 200, agent::log);
+            assertThat(agent.get("/readyz").body()).isEqualTo("ready\n");
+
+            String metrics = agent.get("/metrics").body();
+            assertThat(metrics).contains("# TYPE cnichain_reconciles_total counter")
+                    .containsPattern("cnichain_reconciles_total\\{result=\"ok\"} [1-9]")
+                    .containsPattern("cnichain_patches_written_total [1-9]")
+                    .containsPattern("cnichain_events_total\\{kind=\"create\"} [1-9]")
+                    .contains("cnichain_fights_total 0")
+                    .containsPattern("cnichain_last_successful_reconcile_timestamp_seconds 1[0-9]{9}\\.[0-9]{3}")
+                    .contains("# TYPE cnichain_reaction_latency_seconds histogram")
+                    .containsPattern("cnichain_reaction_latency_seconds_count [1-9]")
+                    .contains("cnichain_ready 1");
+
+            // Readiness follows the node: our binary gone means not ready until it is back.
+            Files2.run("rm", node.binDir().resolve("linkerd-cni").toString());
+            AgentProcess.await(Duration.ofSeconds(10), () -> Files.exists(node.binDir().resolve("linkerd-cni")), agent::log);
+            AgentProcess.await(Duration.ofSeconds(5), () -> agent.get("/readyz").status() == 200, agent::log);
+        }
+    }
+
+    @Test
+    void badConfigurationExitsTwoBeforeWatchingAnything()
+            throws Exception
+    {
+        Path yaml = Files.writeString(temp.resolve("bad.yaml"), "healthPort: -1\n");
+        ProcessBuilder builder = new ProcessBuilder(AgentProcess.HOME.resolve("bin/cni-chain").toString(), "run", "--config", yaml.toString())
+                .redirectErrorStream(true);
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor()).isEqualTo(2);
+        assertThat(out).contains("error: " + yaml + ": key 'healthPort' is -1, outside 0..65535");
+    }
+}

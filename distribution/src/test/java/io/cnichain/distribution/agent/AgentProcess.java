@@ -1,0 +1,199 @@
+package io.cnichain.distribution.agent;
+
+import io.cnichain.core.testing.TestNode;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * {@code cni-chain run} as a real child process started through the distribution's launcher, the way the
+ * DaemonSet starts it, with its log in a file the test reads.
+ */
+final class AgentProcess
+        implements AutoCloseable
+{
+    static final Path HOME = Path.of(System.getProperty("cnichain.distribution", "target/cni-chain"));
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final Process process;
+    private final Path log;
+    private final int healthPort;
+
+    private AgentProcess(Process process, Path log, int healthPort)
+    {
+        this.process = process;
+        this.log = log;
+        this.healthPort = healthPort;
+    }
+
+    static AgentProcess start(TestNode node, String... extra)
+    {
+        try {
+            int port = freePort();
+            Path log = Files.createTempFile(node.root(), "agent-", ".log");
+            List<String> command = new ArrayList<>(List.of(HOME.resolve("bin/cni-chain").toString(), "run"));
+            command.addAll(node.flags());
+            command.addAll(List.of("--health-port", String.valueOf(port)));
+            command.addAll(List.of(extra));
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().putAll(node.env());
+            AgentProcess agent = new AgentProcess(builder.start(), log, port);
+            agent.awaitLog("Watching /etc/cni/net.d", Duration.ofSeconds(20));
+            return agent;
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String log()
+    {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    long count(String text)
+    {
+        return log().lines().filter(line -> line.contains(text)).count();
+    }
+
+    /** Log lines come after the write they report: wait for them rather than read them at once. */
+    void awaitCount(String text, long count)
+    {
+        await(Duration.ofSeconds(10), () -> count(text) >= count, () -> "expected " + count + " lines with '" + text + "'; the log:\n" + log());
+    }
+
+    void awaitLog(String text, Duration timeout)
+    {
+        await(timeout, () -> {
+            if (log().contains(text)) {
+                return true;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("the agent exited with " + process.exitValue() + " before logging '" + text + "':\n" + log());
+            }
+            return false;
+        }, () -> "log line '" + text + "' never appeared; the log:\n" + log());
+    }
+
+    boolean alive()
+    {
+        return process.isAlive();
+    }
+
+    long pid()
+    {
+        return process.pid();
+    }
+
+    Response get(String path)
+    {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.body());
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** SIGTERM, then the exit code. */
+    int terminate(Duration timeout)
+    {
+        process.destroy();
+        return exitCode(timeout);
+    }
+
+    int signal(String name)
+    {
+        try {
+            return new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).start().waitFor();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    int exitCode(Duration timeout)
+    {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("the agent did not exit within " + timeout + "\n" + log());
+            }
+            return process.exitValue();
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** SIGKILL: no cleanup at all, as when a node loses power. */
+    void kill()
+    {
+        process.destroyForcibly();
+        exitCode(Duration.ofSeconds(10));
+    }
+
+    @Override
+    public void close()
+    {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+
+    static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure)
+    {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(failure.get());
+            }
+            try {
+                Thread.sleep(5);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static int freePort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    record Response(int status, String body) {}
+}
