@@ -54,8 +54,9 @@ public final class OciVcnNativeAdapter
         Optional<ConfigEntry> primary = node.entry(PRIMARY_FILE);
         if (primary.isPresent()) {
             ownFile = true;
-            evidence.add(PRIMARY_FILE + " present" + (primary.get().isLink() ? " (a link to " + primary.get().target().map(Path::toString)
-                    .orElse(primary.get().problem().orElse("nothing")) + ")" : ""));
+            ConfigEntry entry = primary.get();
+            evidence.add(PRIMARY_FILE + " present" + (!entry.isLink() ? ""
+                    : entry.target().map(t -> " (a link to " + t + ")").orElse(" (a link that does not resolve)")));
         }
         for (ConfigEntry entry : currentFiles(node)) {
             Optional<CniConfig> config = node.parse(entry).config();

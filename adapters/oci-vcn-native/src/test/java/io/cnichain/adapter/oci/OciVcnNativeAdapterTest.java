@@ -80,6 +80,14 @@ class OciVcnNativeAdapterTest
     }
 
     @Test
+    void aDanglingPrimaryLinkIsStillOcisNameButNothingToPatch()
+    {
+        node.link("10-oci.conflist", "10-oci.conflist-current");
+        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.of(100, "10-oci.conflist present (a link that does not resolve)"));
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), NO_SETTINGS)).isEmpty();
+    }
+
+    @Test
     void notOciScoresZero()
     {
         node.write("10-calico.conflist", TestNode.CALICO);
