@@ -71,7 +71,7 @@ class CliTest
         Cli.Result detect = Cli.run(node, "detect", "--output", "json");
         assertThat(detect.code()).as(detect.toString()).isZero();
         JsonNode report = CniJson.parse(detect.out().getBytes(StandardCharsets.UTF_8));
-        assertThat(report.at("/chosen").asText()).isEqualTo("generic-symlink");
+        assertThat(report.at("/chosen").asText()).isEqualTo("oci-vcn-native");
         assertThat(report.at("/effective/path").asText()).isEqualTo("/etc/cni/net.d/" + link);
         assertThat(report.at("/effective/target").asText()).isEqualTo("/etc/cni/net.d/" + targetName);
         assertThat(report.at("/targets/0/plan").asText()).isEqualTo("append linkerd-cni as plugin #3");
@@ -180,7 +180,7 @@ class CliTest
 
         Cli.Result unknownAdapter = Cli.run(node, "install", "--adapter", "nosuch");
         assertThat(unknownAdapter.code()).isEqualTo(2);
-        assertThat(unknownAdapter.err()).contains("no adapter named 'nosuch' is installed (installed: generic-symlink");
+        assertThat(unknownAdapter.err()).contains("no adapter named 'nosuch' is installed (installed: calico, cilium, generic-symlink, oci-vcn-native)");
 
         Cli.Result settings = Cli.run(node, "detect", "--config",
                 Files.writeString(temp.resolve("settings.yaml"), "adapters:\n  generic-symlink: { confFile: x }\n").toString());

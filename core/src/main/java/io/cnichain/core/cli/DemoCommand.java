@@ -57,7 +57,7 @@ final class DemoCommand
                     "CONTAINER_CNI_BIN_DIR", root.resolve("image/opt/cni/bin").toString(),
                     "KUBERNETES_SERVICE_HOST", "10.96.0.1",
                     "KUBERNETES_SERVICE_PORT", "443");
-            ConfigOverrides overrides = new ConfigOverrides(Optional.of(hostRoot), Optional.empty(), Optional.empty(), Optional.empty(),
+            ConfigOverrides overrides = new ConfigOverrides(Optional.of(hostRoot), Optional.empty(), Optional.empty(), platform.adapter().map(List::of),
                     Optional.of(root.resolve("serviceaccount")), Optional.empty(), Optional.of("info"), Optional.of("text"));
             AgentConfig config = ConfigLoader.load(Optional.empty(), env, overrides);
             ConsoleLogging.configure(config.logLevel(), config.logFormat());
@@ -88,7 +88,7 @@ final class DemoCommand
             out.println("Layout after");
             printLayout(out, confDir);
             out.println();
-            out.println(report.succeeded() ? "Installed: links kept, the real file patched atomically." : "Install did not complete; see the log above.");
+            out.println(report.succeeded() ? "Installed: the real file patched atomically, every link kept." : "Install did not complete; see the log above.");
             out.println(keep ? "Sandbox kept at " + root : "Sandbox removed (use --keep to look around, or to try uninstall on it).");
             if (keep) {
                 out.println("  try: bin/cni-chain uninstall --host-root " + hostRoot + " --service-account-dir " + root.resolve("serviceaccount"));
@@ -113,6 +113,9 @@ final class DemoCommand
         for (Path entry : entries) {
             if (Files.isSymbolicLink(entry)) {
                 out.println("  " + entry.getFileName() + " -> " + Files.readSymbolicLink(entry) + "   (link)");
+            }
+            else if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                out.println("  " + entry.getFileName() + "/   (directory)");
             }
             else {
                 out.println("  " + entry.getFileName() + "   (file, " + Files.size(entry) + " bytes, mode "

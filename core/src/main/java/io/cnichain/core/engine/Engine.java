@@ -19,6 +19,7 @@ import io.cnichain.core.json.CniJson;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
 import io.cnichain.core.patch.Patcher;
+import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
@@ -126,6 +127,7 @@ public final class Engine
         Selection selection = select(snapshot);
         log.info("Using adapter {} ({})", selection.chosen().name(), selection.why());
         selection.notes().forEach(note -> log.warn("{}", note));
+        warnings(selection, snapshot).forEach(warning -> log.warn("{}", warning));
         snapshot.brokenBeforeEffective().forEach(problem -> log.warn("{}", problem));
         if (selection.failure().isPresent()) {
             return new InstallReport(selection, List.of(), List.of(), false, selection.failure());
@@ -349,7 +351,8 @@ public final class Engine
         });
         List<DetectReport.Target> targets = new ArrayList<>();
         for (ConfigTarget target : selection.targets()) {
-            targets.add(new DetectReport.Target(target.path().toString(), target.target().toString(), target.reason(), plan(snapshot, target)));
+            targets.add(new DetectReport.Target(target.path().toString(), target.target().toString(), target.reason(),
+                    plan(snapshot, target, selection.chosen().adapter())));
         }
         Set<String> problems = new LinkedHashSet<>();
         snapshot.listingProblem().ifPresent(problems::add);
@@ -376,6 +379,17 @@ public final class Engine
         }
         return new DetectReport(config.confDir().toString(), config.binDir().toString(), scores, selection.chosen().name(), selection.why(),
                 effective, targets, List.copyOf(problems), notes);
+    }
+
+    /** The chosen adapter's warnings about the node, for the log; an adapter that fails here is one more warning. */
+    private static List<String> warnings(Selection selection, NodeSnapshot snapshot)
+    {
+        try {
+            return List.copyOf(selection.chosen().adapter().warnings(snapshot));
+        }
+        catch (RuntimeException e) {
+            return List.of("adapter " + selection.chosen().name() + " failed to list warnings: " + e);
+        }
     }
 
     /** What install would have to put in place before it patches, and what stops it. */
@@ -405,12 +419,17 @@ public final class Engine
         }
     }
 
-    private String plan(NodeSnapshot snapshot, ConfigTarget target)
+    private String plan(NodeSnapshot snapshot, ConfigTarget target, CniPlatformAdapter adapter)
     {
         ConfigEntry entry = snapshot.inspect(target.path());
         NodeSnapshot.Loaded loaded = snapshot.load(entry);
         if (loaded.config().isEmpty()) {
             return "wait: " + loaded.result().error().orElse("does not parse");
+        }
+        // Install asks the adapter the same question before it writes (ConfigFileUpdater).
+        Optional<String> incomplete = adapter.incompleteReason(target, loaded.config().get().summary());
+        if (incomplete.isPresent()) {
+            return "wait: not complete yet: " + incomplete.get();
         }
         String type = config.plugin().type();
         String loadName = ConfigFileUpdater.loadName(target.path(), target.target());

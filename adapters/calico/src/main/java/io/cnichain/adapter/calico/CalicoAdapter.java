@@ -1,0 +1,138 @@
+package io.cnichain.adapter.calico;
+
+import io.cnichain.spi.AdapterException;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Calico's {@code install-cni} writes {@code 10-calico.conflist} (its {@code CNI_CONF_NAME}) in place, truncating
+ * and then writing, on every start of {@code calico-node}, beside {@code calico-kubeconfig} and {@code calico-tls/}.
+ *
+ * <p>The authoritative file is the one named by the setting {@code confFile} (as {@code CNI_CONF_NAME}),
+ * {@code 10-calico.conflist} by default. Because a reader can catch the file half-written, a file that parses
+ * but holds no {@code calico} plugin is not complete: the core waits for the next change instead of patching
+ * it (a file that does not parse is never patched anyway).
+ */
+public final class CalicoAdapter
+        implements CniPlatformAdapter
+{
+    public static final String NAME = "calico";
+    public static final String CONF_FILE = "confFile";
+    public static final String DEFAULT_CONF_FILE = "10-calico.conflist";
+    public static final String PLUGIN_TYPE = "calico";
+    public static final List<String> BINARIES = List.of("calico", "calico-ipam");
+    public static final String KUBECONFIG = "calico-kubeconfig";
+    public static final String TLS_DIR = "calico-tls";
+    /** What Cilium's exclusive mode makes of Calico's file when Cilium replaces Calico on a node. */
+    private static final String CILIUM_BACKUP_PREFIX = "10-calico.";
+    private static final String CILIUM_BACKUP_SUFFIX = ".cilium_bak";
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public String description()
+    {
+        return "Calico: 10-calico.conflist or confFile (CNI_CONF_NAME), patched only once Calico's in-place rewrite is complete";
+    }
+
+    @Override
+    public Set<String> settingNames()
+    {
+        return Set.of(CONF_FILE);
+    }
+
+    @Override
+    public Detection detect(NodeView node)
+    {
+        int score = 0;
+        List<String> evidence = new ArrayList<>();
+        Optional<ConfigEntry> own = node.entry(DEFAULT_CONF_FILE);
+        if (own.isPresent()) {
+            score += 100;
+            evidence.add(DEFAULT_CONF_FILE + " present" + node.parse(own.get()).error().map(e -> " (does not parse now: " + e + ")").orElse(""));
+        }
+        List<String> binaries = BINARIES.stream().filter(node::hasBinary).toList();
+        if (!binaries.isEmpty()) {
+            score += 50;
+            evidence.add(String.join(", ", binaries) + " in the bin dir " + node.binDir());
+        }
+        Optional<ConfigEntry> effective = node.effectiveConfig();
+        if (effective.isPresent() && node.parse(effective.get()).config().map(c -> c.hasPluginType(PLUGIN_TYPE)).orElse(false)) {
+            score += 50;
+            evidence.add("the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
+        }
+        List<String> leftovers = new ArrayList<>();
+        for (ConfigEntry entry : node.entries()) {
+            if (entry.name().equals(KUBECONFIG)) {
+                leftovers.add(KUBECONFIG + " in the conf dir");
+            }
+            else if (entry.name().equals(TLS_DIR) && entry.kind() == ConfigEntry.EntryKind.DIRECTORY) {
+                leftovers.add(TLS_DIR + "/ in the conf dir");
+            }
+            else if (entry.name().startsWith(CILIUM_BACKUP_PREFIX) && entry.name().endsWith(CILIUM_BACKUP_SUFFIX)) {
+                leftovers.add(entry.name() + " (a Calico configuration set aside by Cilium)");
+            }
+        }
+        if (!leftovers.isEmpty()) {
+            score += 10;
+            evidence.addAll(leftovers);
+        }
+        return new Detection(score, evidence);
+    }
+
+    @Override
+    public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+    {
+        String name = settings.get(CONF_FILE).map(value -> confFileName(node, settings.adapter(), value)).orElse(DEFAULT_CONF_FILE);
+        String reason = settings.get(CONF_FILE).isPresent() ? "Calico's configuration file (setting " + CONF_FILE + ")" : "Calico's configuration file";
+        return node.entry(name).map(entry -> List.of(ConfigTarget.of(entry, reason))).orElse(List.of());
+    }
+
+    @Override
+    public boolean ignores(String fileName)
+    {
+        return fileName.equals(KUBECONFIG) || fileName.equals(TLS_DIR);
+    }
+
+    @Override
+    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
+    {
+        if (config.hasPluginType(PLUGIN_TYPE)) {
+            return Optional.empty();
+        }
+        return Optional.of("it holds no plugin of type " + PLUGIN_TYPE + " (plugins: " + String.join(", ", config.pluginTypes())
+                + "); Calico rewrites its file in place, so this is taken for a file still being written");
+    }
+
+    /** {@code confFile} is a file name in the conf dir, as Calico's {@code CNI_CONF_NAME}. */
+    static String confFileName(NodeView node, String adapter, String value)
+    {
+        if (value.isEmpty() || value.contains("/") || value.equals(".") || value.equals("..")) {
+            throw invalid(adapter, value, "must be a file name in the conf dir " + node.confDir() + ", as Calico's CNI_CONF_NAME");
+        }
+        if (node.isNeverConfig(value)) {
+            throw invalid(adapter, value, "names a file that is never a configuration (a hidden file, a backup or a kubeconfig)");
+        }
+        return value;
+    }
+
+    private static AdapterException invalid(String adapter, String value, String reason)
+    {
+        return new AdapterException(AdapterException.Code.INVALID_SETTING,
+                "adapters." + adapter + "." + CONF_FILE + ": '" + value + "' " + reason);
+    }
+}

@@ -1,0 +1,129 @@
+package io.cnichain.adapter.calico;
+
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.TestNode;
+import io.cnichain.spi.AdapterException;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CalicoAdapterTest
+{
+    @TempDir
+    Path temp;
+
+    TestNode node;
+    CalicoAdapter adapter = new CalicoAdapter();
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+    }
+
+    @Test
+    void loadsThroughServiceLoaderAsTheAgentDoes()
+    {
+        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
+        LoadedAdapter loaded = registry.find("calico").orElseThrow();
+        assertThat(loaded.adapter()).isInstanceOf(CalicoAdapter.class);
+        assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
+        assertThat(registry.problems()).isEmpty();
+        assertThat(loaded.adapter().settingNames()).containsExactly("confFile");
+    }
+
+    @Test
+    void detectionNamesWhatItSaw()
+            throws Exception
+    {
+        node.binaries("calico", "calico-ipam");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        node.write("calico-kubeconfig", "apiVersion: v1\n");
+        Files.createDirectories(node.conf("calico-tls"));
+        Detection detection = adapter.detect(node.snapshot());
+        assertThat(detection.score()).isEqualTo(210);
+        assertThat(detection.evidence()).containsExactly(
+                "10-calico.conflist present",
+                "calico, calico-ipam in the bin dir /opt/cni/bin",
+                "the effective configuration 10-calico.conflist holds a plugin of type calico",
+                "calico-kubeconfig in the conf dir",
+                "calico-tls/ in the conf dir");
+    }
+
+    @Test
+    void aHalfWrittenFileIsStillCalicosFile()
+    {
+        node.write("10-calico.conflist", "{\"name\":\"k8s-pod-network\",\"cniVersion\":\"1.0.0\",\"plu");
+        Detection detection = adapter.detect(node.snapshot());
+        assertThat(detection.score()).isEqualTo(100);
+        assertThat(detection.evidence()).singleElement().satisfies(e -> assertThat(e).startsWith("10-calico.conflist present (does not parse now: "));
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("calico")))
+                .extracting(ConfigTarget::path).containsExactly(Path.of("/etc/cni/net.d/10-calico.conflist"));
+    }
+
+    @Test
+    void leftoversAfterCiliumTookOverAreWeakEvidence()
+    {
+        node.write("05-cilium.conflist", TestNode.CILIUM);
+        node.write("10-calico.conflist.cilium_bak", TestNode.CALICO);
+        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.of(10,
+                "10-calico.conflist.cilium_bak (a Calico configuration set aside by Cilium)"));
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("calico"))).isEmpty();
+    }
+
+    @Test
+    void notCalicoScoresZero()
+    {
+        node.write("05-cilium.conflist", TestNode.CILIUM);
+        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.none());
+    }
+
+    @Test
+    void incompleteUntilCalicosOwnPluginIsThere()
+    {
+        ConfigTarget target = new ConfigTarget(Path.of("/etc/cni/net.d/10-calico.conflist"), Path.of("/etc/cni/net.d/10-calico.conflist"), "test");
+        CniConfig complete = new CniConfig(CniConfig.Format.LIST, "k8s-pod-network", Optional.of("1.0.0"), List.of("calico", "portmap"));
+        CniConfig partial = new CniConfig(CniConfig.Format.LIST, "k8s-pod-network", Optional.of("1.0.0"), List.of("portmap"));
+        assertThat(adapter.incompleteReason(target, complete)).isEmpty();
+        assertThat(adapter.incompleteReason(target, partial)).hasValue("it holds no plugin of type calico (plugins: portmap); "
+                + "Calico rewrites its file in place, so this is taken for a file still being written");
+    }
+
+    @Test
+    void neverConfigurations()
+    {
+        assertThat(adapter.ignores("calico-kubeconfig")).isTrue();
+        assertThat(adapter.ignores("calico-tls")).isTrue();
+        assertThat(adapter.ignores("10-calico.conflist")).isFalse();
+    }
+
+    @Test
+    void invalidConfFileValuesNameTheAdapterTheKeyAndTheValue()
+    {
+        for (String value : List.of("", "..", "net.d/10-calico.conflist", "/etc/cni/net.d/10-calico.conflist")) {
+            assertThatThrownBy(() -> adapter.authoritativeConfigs(node.snapshot(), new AdapterSettings("calico", Map.of("confFile", value))))
+                    .as(value)
+                    .isInstanceOfSatisfying(AdapterException.class, e -> {
+                        assertThat(e.code()).isEqualTo(AdapterException.Code.INVALID_SETTING);
+                        assertThat(e.getMessage()).isEqualTo("adapters.calico.confFile: '" + value
+                                + "' must be a file name in the conf dir /etc/cni/net.d, as Calico's CNI_CONF_NAME");
+                    });
+        }
+        assertThatThrownBy(() -> adapter.authoritativeConfigs(node.snapshot(), new AdapterSettings("calico", Map.of("confFile", "calico-kubeconfig"))))
+                .hasMessage("adapters.calico.confFile: 'calico-kubeconfig' names a file that is never a configuration (a hidden file, a backup or a kubeconfig)");
+    }
+}

@@ -1,0 +1,235 @@
+package io.cnichain.adapter.cilium;
+
+import io.cnichain.spi.AdapterException;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+import io.cnichain.spi.ParseResult;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Cilium writes one file, {@code 05-cilium.conflist} by default (its {@code write-cni-conf-when-ready} path is
+ * configurable, so the file may have another name or extension), atomically through a hidden temp file
+ * ({@code .05-cilium.conflistNNN}). In exclusive mode (Helm {@code cni.exclusive}, true by default) it
+ * renames every other configuration to {@code *.cilium_bak} and reverts edits to its own file.
+ *
+ * <p>The authoritative file is the one named by the setting {@code confFile}; without it, {@code 05-cilium.conflist},
+ * else a legacy {@code 05-cilium.conf} (which the core converts), else a file under another extension that
+ * holds a {@code cilium-cni} plugin (for example {@code 05-cilium.conflist-current} with no link to it).
+ * Backups and temp files are never patched.
+ */
+public final class CiliumAdapter
+        implements CniPlatformAdapter
+{
+    public static final String NAME = "cilium";
+    public static final String CONF_FILE = "confFile";
+    public static final String DEFAULT_CONF_FILE = "05-cilium.conflist";
+    public static final String LEGACY_CONF_FILE = "05-cilium.conf";
+    public static final String PLUGIN_TYPE = "cilium-cni";
+    public static final String BACKUP_SUFFIX = ".cilium_bak";
+
+    /** Cilium renames a legacy .conf aside whatever its mode, so that backup says nothing about exclusive mode. */
+    private static final String LEGACY_BACKUP = LEGACY_CONF_FILE + BACKUP_SUFFIX;
+    private static final int SHOWN_BACKUPS = 3;
+
+    static final String FIX = "set the Helm value cni.exclusive=false (agent option cni-exclusive: \"false\" in the cilium-config "
+            + "ConfigMap) and restart the Cilium agents";
+    static final String FIGHT_HINT = "Cilium's exclusive mode reverts every edit to its configuration file and renames other "
+            + "configurations to *.cilium_bak: " + FIX;
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public String description()
+    {
+        return "Cilium: 05-cilium.conflist or the file named by confFile (any extension); never *.cilium_bak or temp files";
+    }
+
+    @Override
+    public Set<String> settingNames()
+    {
+        return Set.of(CONF_FILE);
+    }
+
+    @Override
+    public Detection detect(NodeView node)
+    {
+        int score = 0;
+        List<String> evidence = new ArrayList<>();
+        List<ConfigEntry> own = ownFiles(node);
+        if (!own.isEmpty()) {
+            score += 100;
+            for (ConfigEntry entry : own) {
+                evidence.add(entry.name() + " present" + (isNamedFile(entry.name()) ? "" : " (holds a plugin of type " + PLUGIN_TYPE + ")"));
+            }
+        }
+        if (node.hasBinary(PLUGIN_TYPE)) {
+            score += 50;
+            evidence.add(PLUGIN_TYPE + " in the bin dir " + node.binDir());
+        }
+        Optional<ConfigEntry> effective = node.effectiveConfig();
+        if (effective.isPresent() && holdsCilium(node, effective.get())) {
+            score += 50;
+            evidence.add("the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
+        }
+        List<String> backups = backups(node);
+        if (!backups.isEmpty()) {
+            score += 10;
+            evidence.add("Cilium backups in the conf dir: " + shortList(backups));
+        }
+        return new Detection(score, evidence);
+    }
+
+    @Override
+    public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+    {
+        Optional<String> configured = settings.get(CONF_FILE).map(value -> confFileName(node, settings.adapter(), value));
+        if (configured.isPresent()) {
+            return node.entry(configured.get())
+                    .map(entry -> List.of(target(node, entry, "Cilium's configuration file (setting " + CONF_FILE + ")")))
+                    .orElse(List.of());
+        }
+        Optional<ConfigEntry> conflist = node.entry(DEFAULT_CONF_FILE);
+        if (conflist.isPresent()) {
+            return List.of(target(node, conflist.get(), "Cilium's configuration file"));
+        }
+        Optional<ConfigEntry> legacy = node.entry(LEGACY_CONF_FILE);
+        if (legacy.isPresent()) {
+            return List.of(target(node, legacy.get(), "Cilium's legacy single-plugin file (converted to a list)"));
+        }
+        return otherExtensionFiles(node).stream()
+                .findFirst()
+                .map(entry -> List.of(target(node, entry, "Cilium's configuration under another extension (holds a plugin of type "
+                        + PLUGIN_TYPE + ")")))
+                .orElse(List.of());
+    }
+
+    @Override
+    public boolean ignores(String fileName)
+    {
+        // Cilium's renameio temp files (.05-cilium.conflist123456) and its exclusive-mode backups.
+        return fileName.startsWith(".") || fileName.endsWith(BACKUP_SUFFIX);
+    }
+
+    @Override
+    public List<String> warnings(NodeView node)
+    {
+        List<String> renamed = backups(node).stream().filter(name -> !name.equals(LEGACY_BACKUP)).toList();
+        if (renamed.isEmpty()) {
+            return List.of();
+        }
+        return List.of("Cilium's exclusive mode looks active: it renamed " + shortList(renamed) + " aside, and it reverts every "
+                + "edit to its own file, cni-chain's entry included; " + FIX);
+    }
+
+    @Override
+    public Optional<String> fightHint()
+    {
+        return Optional.of(FIGHT_HINT);
+    }
+
+    /**
+     * The file named by {@code confFile}: a file name in the conf dir, or an absolute host path in the conf dir.
+     */
+    static String confFileName(NodeView node, String adapter, String value)
+    {
+        String name = value;
+        if (value.startsWith("/")) {
+            Path path = Path.of(value).normalize();
+            if (!node.confDir().equals(path.getParent())) {
+                throw invalid(adapter, value, "must name a file in the conf dir " + node.confDir());
+            }
+            name = path.getFileName().toString();
+        }
+        if (name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")) {
+            throw invalid(adapter, value, "must be a file name in the conf dir " + node.confDir() + " (or an absolute path in it)");
+        }
+        if (name.startsWith(".") || name.endsWith(BACKUP_SUFFIX) || node.isNeverConfig(name)) {
+            throw invalid(adapter, value, "names a file that is never a configuration (a hidden temp file, a *"
+                    + BACKUP_SUFFIX + " backup or a kubeconfig)");
+        }
+        return name;
+    }
+
+    private static AdapterException invalid(String adapter, String value, String reason)
+    {
+        return new AdapterException(AdapterException.Code.INVALID_SETTING,
+                "adapters." + adapter + "." + CONF_FILE + ": '" + value + "' " + reason);
+    }
+
+    /**
+     * The target for Cilium's file, seen under the name the runtime loads it by: a file that is not itself a
+     * runtime name (a {@code .conflist-current}) is reported through a link to it when there is one.
+     */
+    private static ConfigTarget target(NodeView node, ConfigEntry entry, String reason)
+    {
+        if (entry.runtimeLoadable() || entry.target().isEmpty()) {
+            return ConfigTarget.of(entry, reason);
+        }
+        Path file = entry.target().get();
+        return node.entries().stream()
+                .filter(e -> e.runtimeLoadable() && e.isLink() && e.target().equals(Optional.of(file)))
+                .findFirst()
+                .map(link -> ConfigTarget.of(link, reason + ", loaded by the runtime through the link " + link.name()))
+                .orElseGet(() -> ConfigTarget.of(entry, reason + ", not yet linked under a name the runtime loads"));
+    }
+
+    private static boolean isNamedFile(String name)
+    {
+        return name.equals(DEFAULT_CONF_FILE) || name.equals(LEGACY_CONF_FILE);
+    }
+
+    /** Cilium's own files, as detection sees them (no settings). */
+    private static List<ConfigEntry> ownFiles(NodeView node)
+    {
+        List<ConfigEntry> own = new ArrayList<>();
+        node.entry(DEFAULT_CONF_FILE).ifPresent(own::add);
+        node.entry(LEGACY_CONF_FILE).ifPresent(own::add);
+        own.addAll(otherExtensionFiles(node));
+        return own;
+    }
+
+    /**
+     * Files the runtime would not load by their name, that are not backups or temp files, and that hold a
+     * Cilium configuration: where Cilium's file ends up when its path is configured to another extension.
+     */
+    private static List<ConfigEntry> otherExtensionFiles(NodeView node)
+    {
+        return node.entries().stream()
+                .filter(e -> !e.runtimeLoadable() && !node.isNeverConfig(e.name()) && e.resolves())
+                .filter(e -> holdsCilium(node, e))
+                .toList();
+    }
+
+    private static boolean holdsCilium(NodeView node, ConfigEntry entry)
+    {
+        ParseResult result = node.parse(entry);
+        return result.config().map((CniConfig c) -> c.hasPluginType(PLUGIN_TYPE)).orElse(false);
+    }
+
+    private static List<String> backups(NodeView node)
+    {
+        return node.entries().stream().map(ConfigEntry::name).filter(name -> name.endsWith(BACKUP_SUFFIX)).toList();
+    }
+
+    private static String shortList(List<String> names)
+    {
+        if (names.size() <= SHOWN_BACKUPS) {
+            return String.join(", ", names);
+        }
+        return String.join(", ", names.subList(0, SHOWN_BACKUPS)) + " and " + (names.size() - SHOWN_BACKUPS) + " more";
+    }
+}

@@ -1,0 +1,119 @@
+package io.cnichain.adapter.cilium;
+
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.testing.NodeGolden;
+import io.cnichain.core.testing.TestNode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Cilium's layouts, each run through the real engine (detect, install, uninstall) with the adapter pinned;
+ * every step is compared with {@code golden/cilium/<layout>/<step>.golden}.
+ */
+class CiliumLayoutGoldenTest
+{
+    static final String PINNED = "adapter: cilium\n";
+    static final String CILIUM_BACKUP = """
+            {"cniVersion":"0.3.1","name":"cilium","plugins":[{"type":"cilium-cni","enable-debug":true}]}""";
+
+    @TempDir
+    Path temp;
+
+    TestNode node;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp).binaries("cilium-cni", "loopback");
+    }
+
+    @Test
+    void ciliumConflist()
+    {
+        node.write("05-cilium.conflist", TestNode.CILIUM);
+        roundTrip(NodeGolden.start(node, PINNED, "golden", "cilium", "conflist"), "05-cilium.conflist");
+    }
+
+    @Test
+    void conflistCurrentNamedInConfFileWithALinkToIt()
+            throws Exception
+    {
+        node.write("05-cilium.conflist-current", TestNode.CILIUM);
+        node.link("05-cilium.conflist", "05-cilium.conflist-current");
+        NodeGolden golden = NodeGolden.start(node, PINNED + "adapters:\n  cilium: { confFile: 05-cilium.conflist-current }\n",
+                "golden", "cilium", "conflist-current-in-conf-file-with-link");
+        roundTrip(golden, "05-cilium.conflist-current");
+        assertThat(Files.readSymbolicLink(node.conf("05-cilium.conflist"))).hasToString("05-cilium.conflist-current");
+    }
+
+    @Test
+    void onlyAConflistCurrentBesideABackupAndNoLink()
+    {
+        // The node where the old installer found nothing: no .conf/.conflist at all, Cilium's file under another
+        // extension, its previous file renamed aside.
+        node.write("05-cilium.conflist-current", TestNode.CILIUM);
+        node.write("05-cilium.conflist.cilium_bak", CILIUM_BACKUP);
+        roundTrip(NodeGolden.start(node, PINNED, "golden", "cilium", "conflist-current-only-with-backup"), "05-cilium.conflist-current");
+        assertThat(node.read("05-cilium.conflist.cilium_bak")).doesNotContain("linkerd-cni");
+    }
+
+    @Test
+    void hiddenTempFilesArePresent()
+    {
+        node.write("05-cilium.conflist", TestNode.CILIUM);
+        // renameio's temp files: one Cilium is still writing, one complete but not yet renamed.
+        node.write(".05-cilium.conflist734271", "{\"cniVersion\":\"0.3.1\",\"name\":\"cil");
+        node.write(".05-cilium.conflist118", TestNode.CILIUM);
+        String half = node.read(".05-cilium.conflist734271");
+        String whole = node.read(".05-cilium.conflist118");
+        roundTrip(NodeGolden.start(node, PINNED, "golden", "cilium", "hidden-temp-files"), "05-cilium.conflist");
+        assertThat(node.read(".05-cilium.conflist734271")).isEqualTo(half);
+        assertThat(node.read(".05-cilium.conflist118")).isEqualTo(whole);
+    }
+
+    @Test
+    void legacySingleConfIsConvertedAndRestored()
+    {
+        node.write("05-cilium.conf", TestNode.CILIUM_CONF);
+        NodeGolden golden = NodeGolden.start(node, PINNED, "golden", "cilium", "legacy-conf");
+        String before = golden.layout();
+        golden.detect("before");
+        assertThat(golden.install("install").outcomes()).extracting(FileOutcome::result).containsExactly(FileOutcome.Result.CONVERTED);
+        assertThat(node.listing()).contains("05-cilium.conflist").doesNotContain("05-cilium.conf");
+        golden.uninstall("uninstall");
+        assertThat(golden.layout()).isEqualTo(before);
+    }
+
+    @Test
+    void exclusiveModeBackupsAreLeftAloneAndWarnedAbout()
+    {
+        node.write("05-cilium.conflist", TestNode.CILIUM);
+        node.write("10-calico.conflist.cilium_bak", TestNode.CALICO);
+        NodeGolden golden = NodeGolden.start(node, PINNED, "golden", "cilium", "exclusive-mode-backups");
+        assertThat(golden.detect("before").notes()).anySatisfy(note -> assertThat(note)
+                .contains("exclusive mode looks active", "10-calico.conflist.cilium_bak", "cni.exclusive=false"));
+        golden.install("install");
+        golden.uninstall("uninstall");
+        assertThat(node.read("10-calico.conflist.cilium_bak")).doesNotContain("linkerd-cni");
+    }
+
+    /** before, install, a second install that changes nothing, uninstall back to the layout before. */
+    private void roundTrip(NodeGolden golden, String patched)
+    {
+        String before = golden.layout();
+        golden.detect("before");
+        assertThat(golden.install("install").outcomes()).singleElement().satisfies(o -> {
+            assertThat(o.result()).isEqualTo(FileOutcome.Result.PATCHED);
+            assertThat(o.written()).extracting(w -> w.hostPath().getFileName().toString()).containsExactly(patched);
+        });
+        assertThat(golden.engine().install().outcomes()).extracting(FileOutcome::result).containsExactly(FileOutcome.Result.UNCHANGED);
+        assertThat(golden.uninstall("uninstall").succeeded()).isTrue();
+        assertThat(golden.layout()).as("uninstall leaves the node as it was").isEqualTo(before);
+    }
+}
