@@ -218,8 +218,10 @@ public final class NodeSnapshot
             if (entry.runtimeLoadable()) {
                 ParseResult result = parse(entry);
                 if (!result.isValid()) {
+                    String error = result.error().orElseThrow();
+                    String reason = error.startsWith(entry.path() + ": ") ? error.substring(entry.path().toString().length() + 2) : error;
                     problems.add(entry.path() + (effective.isPresent() ? " sorts before the effective configuration and" : "")
-                            + " cannot be loaded (" + result.error().orElseThrow() + "); containerd fails on it, CRI-O skips it");
+                            + " cannot be loaded (" + reason + "); containerd fails on it, CRI-O skips it");
                 }
             }
         }
