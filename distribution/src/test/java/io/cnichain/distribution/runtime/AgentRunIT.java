@@ -72,7 +72,7 @@ class AgentRunIT
         Steps.say(layout + ": rewritten primary patched again after " + Duration.ofNanos(System.nanoTime() - rewritten).toMillis() + " ms");
 
         String address = node.podman().runOnce(primary.network());
-        List<Call> calls = node.standIn().calls();
+        List<Call> calls = node.standIn().awaitCalls(2);
         assertThat(calls).extracting(Call::command).containsExactly("ADD", "DEL");
         assertThat(calls.get(0).prevAddresses()).containsExactly(address);
 

@@ -85,7 +85,7 @@ class PodmanLayoutsIT
                 + CniJson.compact(add.prevResult().orElseThrow()));
 
         podman.remove(name);
-        List<Call> afterRemove = standIn.calls();
+        List<Call> afterRemove = standIn.awaitCalls(2);
         assertThat(afterRemove).as("removing the container calls DEL on the stand-in").hasSize(2);
         Call del = afterRemove.get(1);
         assertThat(del.command()).isEqualTo("DEL");

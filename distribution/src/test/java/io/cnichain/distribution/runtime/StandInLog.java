@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static java.util.Objects.requireNonNull;
@@ -46,6 +47,27 @@ final class StandInLog
     List<Call> calls()
     {
         return all().stream().filter(call -> !call.command().equals("VERSION")).toList();
+    }
+
+    /**
+     * The calls, once there are at least {@code count}: podman may finish a container's teardown (DEL) a moment
+     * after the command that removed it returned.
+     */
+    List<Call> awaitCalls(int count)
+    {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<Call> calls = calls();
+        while (calls.size() < count && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            calls = calls();
+        }
+        return calls;
     }
 
     /**

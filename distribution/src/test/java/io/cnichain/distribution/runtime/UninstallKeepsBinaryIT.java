@@ -49,7 +49,7 @@ class UninstallKeepsBinaryIT
         assertThat(node.kubeconfig()).exists();
 
         podman.runOnce(primary.network());
-        assertThat(node.standIn().calls()).extracting(Call::command).as("ADD and DEL both work").containsExactly("ADD", "DEL");
+        assertThat(node.standIn().awaitCalls(2)).extracting(Call::command).as("ADD and DEL both work").containsExactly("ADD", "DEL");
         Steps.say("immutable " + primary.installedFile().getFileName() + ": uninstall kept linkerd-cni, a container still ran ADD and DEL");
 
         Commands.ok("chattr", "-i", primary.installedFile().toString());
@@ -82,7 +82,7 @@ class UninstallKeepsBinaryIT
         assertThat(install.code()).as(install.toString()).isZero();
         Podman podman = node.podman();
         podman.runOnce(other);
-        assertThat(node.standIn().calls()).extracting(Call::command).containsExactly("ADD", "DEL");
+        assertThat(node.standIn().awaitCalls(2)).extracting(Call::command).containsExactly("ADD", "DEL");
 
         Commands.Result uninstall = node.uninstall();
         assertThat(uninstall.code()).as(uninstall.toString()).isEqualTo(1);
@@ -91,7 +91,7 @@ class UninstallKeepsBinaryIT
                 .containsExactlyElementsOf(primary.primaryTypes());
         assertThat(node.installedPlugin()).exists();
         podman.runOnce(other);
-        assertThat(node.standIn().calls()).extracting(Call::command).containsExactly("ADD", "DEL", "ADD", "DEL");
+        assertThat(node.standIn().awaitCalls(4)).extracting(Call::command).containsExactly("ADD", "DEL", "ADD", "DEL");
         Steps.say("link out of the allowed roots: uninstall kept linkerd-cni, containers on " + other + " still ran ADD and DEL");
 
         Files.delete(node.conf("20-elsewhere.conflist"));
