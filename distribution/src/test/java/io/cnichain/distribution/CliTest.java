@@ -217,6 +217,29 @@ class CliTest
     }
 
     @Test
+    void uninstallKeepsTheBinaryWhileALinkOutOfTheAllowedRootsStillNamesIt()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        // The runtime loads this list through the link, but it lies outside the allowed roots: we may not clean it.
+        node.writeAt(node.host("/var/lib/elsewhere/20-other.conflist"),
+                "{\"name\":\"other\",\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"linkerd-cni\"}]}");
+        node.link("20-other.conflist", "/var/lib/elsewhere/20-other.conflist");
+        assertThat(Cli.run(node, "install").code()).isZero();
+
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+        assertThat(uninstall.code()).as(uninstall.toString()).isEqualTo(1);
+        assertThat(plugins(node.read("10-calico.conflist"))).containsExactly("calico", "portmap");
+        assertThat(uninstall.err()).contains("/etc/cni/net.d/20-other.conflist").contains("still name linkerd-cni");
+        assertThat(node.binDir().resolve("linkerd-cni")).as("a loaded config still names it").exists();
+
+        Files.delete(node.conf("20-other.conflist"));
+        Cli.Result retry = Cli.run(node, "uninstall");
+        assertThat(retry.code()).as(retry.toString()).isZero();
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+    }
+
+    @Test
     void helpTeaches()
     {
         Cli.Result help = Cli.runRaw(node, "--help");

@@ -321,15 +321,26 @@ public final class Engine
 
     private List<Path> filesNaming(NodeSnapshot snapshot, String type)
     {
-        List<Path> naming = new ArrayList<>();
+        Set<Path> naming = new LinkedHashSet<>();
         for (Map.Entry<Path, Path> file : cleanupCandidates(snapshot).entrySet()) {
             ConfigEntry entry = snapshot.inspect(file.getValue());
-            ParseResult result = snapshot.parse(entry);
-            if (result.config().map(c -> c.hasPluginType(type)).orElse(false)) {
+            if (names(snapshot.parse(entry), type)) {
                 naming.add(file.getKey());
             }
         }
-        return naming;
+        // The runtime also loads what we may not write (a link out of the allowed roots): while such a file names
+        // the plugin, its binary must stay, or ADD and DEL fail on that network.
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.target().isEmpty() && names(snapshot.parse(entry), type)) {
+                naming.add(entry.path());
+            }
+        }
+        return List.copyOf(naming);
+    }
+
+    private static boolean names(ParseResult result, String type)
+    {
+        return result.config().map(c -> c.hasPluginType(type)).orElse(false);
     }
 
     /**
