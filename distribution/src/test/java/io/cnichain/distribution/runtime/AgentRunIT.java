@@ -3,7 +3,6 @@ package io.cnichain.distribution.runtime;
 import io.cnichain.distribution.runtime.Layout.Primary;
 import io.cnichain.distribution.runtime.StandInLog.Call;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,12 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The agent ({@code cni-chain run}) running while the primary rewrites its file the way platforms do (a complete
  * new file renamed onto the old one): the next container again gets the chained plugin, and SIGTERM cleans up.
- * <p>
- * Tagged {@code needs-run-command}: the {@code run} command is not on this branch yet, and the distribution's pom
- * excludes the tag until it is merged.
  */
 @RealRuntime
-@Tag("needs-run-command")
 class AgentRunIT
 {
     private static final Duration PATCH_WAIT = Duration.ofSeconds(20);
