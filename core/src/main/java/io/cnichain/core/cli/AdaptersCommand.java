@@ -34,7 +34,7 @@ final class AdaptersCommand
         }
         if (!registry.problems().isEmpty()) {
             context().out().println();
-            context().out().println("Not loaded");
+            context().out().println("Problems (plugin jars and classes not loaded, and other findings)");
         }
         for (String problem : registry.problems()) {
             context().out().println("  ! " + problem);
