@@ -44,6 +44,8 @@ class LauncherTest
         assertThat(shipped.plugin().template()).isEqualTo(defaults.plugin().template());
         assertThat(shipped.healthPort()).isEqualTo(defaults.healthPort());
         assertThat(shipped.shutdownTimeout()).isEqualTo(defaults.shutdownTimeout());
+        assertThat(shipped.adapterOverrides()).isEqualTo(defaults.adapterOverrides());
+        assertThat(shipped.pluginsDir()).isEqualTo(defaults.pluginsDir());
     }
 
     @Test

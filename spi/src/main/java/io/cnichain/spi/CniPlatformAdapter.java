@@ -11,13 +11,20 @@ import java.util.Set;
  * the platform's habits.
  *
  * <p>An adapter only <em>decides</em>. It never writes files, never resolves links itself and never parses
- * JSON itself: the core hands it a {@link NodeView} with every fact already established, and the core does
- * every write. Adapters must be stateless and thread-safe, must not block, and must return quickly: the core
- * calls them on every reconcile and may disable an adapter that throws or hangs.
+ * JSON itself: the core hands it a read-only {@link NodeView} with every fact already established, and the core
+ * does every write. Adapters must be stateless and thread-safe, must not block, must not start threads, and must
+ * return quickly: the core calls them on every reconcile, each call with a time limit (a few seconds). An adapter
+ * that throws anything but an {@link AdapterException}, returns {@code null}, or does not return within the limit
+ * is disabled and reported once, and the agent goes on with the other adapters; throw {@link AdapterException}
+ * for a problem the adapter understood (it does not disable the adapter).
  *
  * <p>Adapters are found by {@link java.util.ServiceLoader}: list the implementation class in
  * {@code META-INF/services/io.cnichain.spi.CniPlatformAdapter}. The same file serves adapters built into the
- * agent and adapters shipped as plugin jars. An implementation needs a public no-argument constructor.
+ * agent and adapters shipped as plugin jars in the agent's plugins directory. An implementation needs a public
+ * no-argument constructor. A plugin jar declares {@code Plugin-Id}, {@code Plugin-Version} and
+ * {@code Plugin-Requires} (the range of {@link SpiVersion SPI versions} it was built for) in its manifest,
+ * depends on this SPI with scope {@code provided}, and sees only its own classes, this package, the SLF4J API and
+ * the JDK: it must bundle any library it uses.
  *
  * <p>Every method with a default may be left alone; new optional capabilities arrive as new default methods,
  * so an adapter built against an older SPI of the same major version keeps working.

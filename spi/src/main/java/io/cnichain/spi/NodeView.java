@@ -6,7 +6,8 @@ import java.util.Optional;
 
 /**
  * Read-only facts about a node, established by the core, so that no adapter re-implements symlink
- * resolution, size limits or parsing. A view is a snapshot taken for one reconcile; it does not change
+ * resolution, size limits or parsing. It offers no way to change the node, and an adapter must not look for one:
+ * all writes go through the core. A view is a snapshot taken for one reconcile; it does not change
  * while an adapter looks at it. Paths are host paths (as the node sees them, for example
  * {@code /etc/cni/net.d/10-oci.conflist}), whatever directory the agent's container mounts the host under.
  */

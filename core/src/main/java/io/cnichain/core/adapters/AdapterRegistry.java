@@ -2,6 +2,7 @@ package io.cnichain.core.adapters;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.CniPlatformAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -9,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.net.URL;
 import java.nio.file.Path;
 import java.security.CodeSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -19,28 +21,48 @@ import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
- * The adapters the agent knows, found with {@link ServiceLoader} on the agent's classpath. An adapter that
- * fails to load is reported and left out; it never stops the others.
+ * The adapters the agent knows: found with {@link ServiceLoader} on the agent's classpath and, through
+ * {@code io.cnichain.core.plugins}, in plugin jars. Every adapter is held behind a {@link GuardedAdapter}. An
+ * adapter that fails to load is reported and left out; it never stops the others.
  */
 public final class AdapterRegistry
 {
     private static final Logger log = LoggerFactory.getLogger(AdapterRegistry.class);
     private static final String BUILT_IN_PACKAGE = "io.cnichain.adapter.";
 
+    /** The {@code adapterOverrides} value that keeps the adapter on the agent's own classpath. */
+    public static final String BUILT_IN_WINS = "built-in";
+
     private final Map<String, LoadedAdapter> adapters;
     private final List<String> problems;
 
+    /**
+     * @param adapters the adapters, each name once (each is put behind a {@link GuardedAdapter} if it is not yet)
+     * @param problems jars and classes that did not load, one line each
+     */
     public AdapterRegistry(List<LoadedAdapter> adapters, List<String> problems)
+    {
+        this(adapters, problems, AdapterCalls.DEFAULT_LIMIT);
+    }
+
+    /**
+     * @param adapters the adapters, each name once
+     * @param problems jars and classes that did not load, one line each
+     * @param limit    how long one adapter call may take
+     */
+    public AdapterRegistry(List<LoadedAdapter> adapters, List<String> problems, Duration limit)
     {
         Map<String, LoadedAdapter> byName = new LinkedHashMap<>();
         adapters.stream().sorted(Comparator.comparing(LoadedAdapter::name)).forEach(a -> {
-            LoadedAdapter previous = byName.putIfAbsent(a.name(), a);
+            LoadedAdapter previous = byName.putIfAbsent(a.name(), a.guarded(limit));
             if (previous != null) {
                 throw new CniChainException(ErrorCode.ADAPTER, "two adapters are named '" + a.name() + "': "
-                        + previous.location() + " and " + a.location());
+                        + previous.describeOrigin() + " and " + a.describeOrigin());
             }
         });
         this.adapters = byName;
@@ -53,8 +75,33 @@ public final class AdapterRegistry
      */
     public static AdapterRegistry fromClassLoader(ClassLoader classLoader)
     {
-        List<LoadedAdapter> found = new ArrayList<>();
+        return fromClassLoader(classLoader, AdapterCalls.DEFAULT_LIMIT);
+    }
+
+    /**
+     * @param classLoader the class loader to search
+     * @param limit       how long one adapter call may take
+     * @return the adapters found on it, each behind a {@link GuardedAdapter}
+     */
+    public static AdapterRegistry fromClassLoader(ClassLoader classLoader, Duration limit)
+    {
         List<String> problems = new ArrayList<>();
+        List<LoadedAdapter> found = scan(classLoader, limit, problems);
+        return new AdapterRegistry(found, problems, limit);
+    }
+
+    /**
+     * Finds the adapters on a class loader with {@link ServiceLoader}, each guarded; what fails to load is
+     * reported in {@code problems} and left out.
+     *
+     * @param classLoader the class loader to search
+     * @param limit       how long one adapter call may take
+     * @param problems    where failures are added, one line each
+     * @return the adapters found
+     */
+    public static List<LoadedAdapter> scan(ClassLoader classLoader, Duration limit, List<String> problems)
+    {
+        List<LoadedAdapter> found = new ArrayList<>();
         Iterator<CniPlatformAdapter> iterator = ServiceLoader.load(CniPlatformAdapter.class, classLoader).iterator();
         while (true) {
             try {
@@ -62,15 +109,15 @@ public final class AdapterRegistry
                     break;
                 }
                 CniPlatformAdapter adapter = iterator.next();
-                found.add(describe(adapter));
+                found.add(describe(adapter).guarded(limit));
             }
-            catch (ServiceConfigurationError | LinkageError e) {
+            catch (ServiceConfigurationError | LinkageError | AdapterException e) {
                 String problem = "an adapter on the classpath failed to load: " + e.getMessage();
-                log.warn(problem);
+                log.error("{}", problem);
                 problems.add(problem);
             }
         }
-        return new AdapterRegistry(found, problems);
+        return found;
     }
 
     static LoadedAdapter describe(CniPlatformAdapter adapter)
@@ -83,6 +130,71 @@ public final class AdapterRegistry
                 .orElse(type.getName());
         LoadedAdapter.Origin origin = type.getName().startsWith(BUILT_IN_PACKAGE) ? LoadedAdapter.Origin.BUILT_IN : LoadedAdapter.Origin.CLASSPATH;
         return new LoadedAdapter(adapter, version, origin, location);
+    }
+
+    /**
+     * Settles adapter names provided more than once (a plugin's adapter named like a built-in one, or two
+     * plugins with one name): an error naming both origins, unless {@code adapterOverrides} says which wins.
+     *
+     * @param adapters   every adapter found, built-in and from plugin jars
+     * @param overrides  adapter name to the winner: {@link #BUILT_IN_WINS} or a plugin's {@code Plugin-Id}
+     * @param configFile the file the overrides came from, for messages
+     * @return the adapters, each name once
+     * @throws CniChainException {@link ErrorCode#BAD_CONFIG} for an unsettled clash or an override that names
+     *                           no provider of that adapter
+     */
+    public static List<LoadedAdapter> settleNames(List<LoadedAdapter> adapters, Map<String, String> overrides, Optional<Path> configFile)
+    {
+        String source = configFile.map(Path::toString).orElse("configuration");
+        Map<String, List<LoadedAdapter>> byName = new TreeMap<>();
+        adapters.forEach(a -> byName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a));
+        for (String name : overrides.keySet()) {
+            if (!byName.containsKey(name)) {
+                throw new CniChainException(ErrorCode.BAD_CONFIG, source + ": key 'adapterOverrides." + name + "': no adapter named '" + name
+                        + "' is installed (installed: " + String.join(", ", byName.keySet()) + ")");
+            }
+        }
+        List<LoadedAdapter> settled = new ArrayList<>();
+        for (Map.Entry<String, List<LoadedAdapter>> entry : byName.entrySet()) {
+            String name = entry.getKey();
+            List<LoadedAdapter> providers = entry.getValue();
+            String winner = overrides.get(name);
+            if (winner == null) {
+                if (providers.size() > 1) {
+                    throw new CniChainException(ErrorCode.BAD_CONFIG, "adapter name '" + name + "' is provided by "
+                            + providers.stream().map(AdapterRegistry::provider).collect(Collectors.joining(" and by "))
+                            + "; say which wins in the YAML configuration: adapterOverrides: { " + name + ": "
+                            + providers.stream().map(AdapterRegistry::overrideValue).distinct().collect(Collectors.joining(" } or { " + name + ": ")) + " }");
+                }
+                settled.add(providers.get(0));
+                continue;
+            }
+            List<LoadedAdapter> chosen = providers.stream().filter(p -> overrideValue(p).equals(winner)).toList();
+            if (chosen.size() != 1) {
+                throw new CniChainException(ErrorCode.BAD_CONFIG, source + ": key 'adapterOverrides." + name + "': "
+                        + (chosen.isEmpty() ? "'" + winner + "' provides no adapter named '" + name + "'" : "'" + winner + "' provides '" + name + "' twice")
+                        + " (providers: " + providers.stream().map(AdapterRegistry::provider).collect(Collectors.joining(", ")) + ")");
+            }
+            for (LoadedAdapter loser : providers) {
+                if (loser != chosen.get(0)) {
+                    log.info("Adapter {}: using {} rather than {} (adapterOverrides in {})", name, provider(chosen.get(0)), provider(loser), source);
+                }
+            }
+            settled.add(chosen.get(0));
+        }
+        return settled;
+    }
+
+    /** The value of {@code adapterOverrides.<name>} that picks this adapter. */
+    private static String overrideValue(LoadedAdapter adapter)
+    {
+        return adapter.pluginId().orElse(BUILT_IN_WINS);
+    }
+
+    private static String provider(LoadedAdapter adapter)
+    {
+        return adapter.pluginId().map(id -> "plugin " + id + " (" + adapter.location() + ")")
+                .orElse(adapter.origin().label() + " (" + adapter.location() + ")");
     }
 
     private static String toDisplay(URL url)

@@ -3,6 +3,7 @@ package io.cnichain.core.cli;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.engine.Engine;
+import io.cnichain.core.plugins.AgentAdapters;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 
@@ -28,9 +29,13 @@ abstract class AgentCommand
         return options.load(context());
     }
 
+    /**
+     * The adapters for a command: built-in ones plus those of the plugin jars in {@code config.pluginsDir()}.
+     * Every command that works on a node, and the long-running agent, builds its registry here.
+     */
     static AdapterRegistry registry(AgentConfig config)
     {
-        return AdapterRegistry.fromClassLoader(CniChainCli.class.getClassLoader());
+        return AgentAdapters.load(config);
     }
 
     Engine engine(AgentConfig config)

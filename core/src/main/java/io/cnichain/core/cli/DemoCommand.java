@@ -1,6 +1,5 @@
 package io.cnichain.core.cli;
 
-import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ConfigLoader;
 import io.cnichain.core.config.ConfigOverrides;
@@ -63,7 +62,7 @@ final class DemoCommand
             ConsoleLogging.configure(config.logLevel(), config.logFormat());
             // The demo is a story told on standard output: its log lines belong in it, in order.
             ConsoleLogging.redirect(out);
-            Engine engine = new Engine(config, AdapterRegistry.fromClassLoader(CniChainCli.class.getClassLoader()));
+            Engine engine = new Engine(config, AgentCommand.registry(config));
 
             Path confDir = hostRoot.resolve("etc/cni/net.d");
             Path focus = confDir.resolve(platform.focus());

@@ -25,6 +25,7 @@ final class DetectJson
             ObjectNode node = adapters.addObject();
             node.put("name", adapter.name());
             node.put("origin", adapter.origin());
+            node.put("state", adapter.state());
             node.put("score", adapter.score());
             strings(node.putArray("evidence"), adapter.evidence());
             adapter.failure().ifPresent(failure -> node.put("failure", failure));

@@ -19,7 +19,8 @@ final class DetectText
         int width = report.adapters().stream().mapToInt(a -> a.name().length()).max().orElse(10);
         for (DetectReport.AdapterScore adapter : report.adapters()) {
             out.append(adapter.name().equals(report.chosen()) ? "  * " : "    ")
-                    .append(String.format("%-" + width + "s  score %3d  %s", adapter.name(), adapter.score(), adapter.origin()))
+                    .append(String.format("%-" + width + "s  score %3d  %s%s", adapter.name(), adapter.score(), adapter.origin(),
+                            adapter.state().equals("enabled") ? "" : "  [" + adapter.state() + "]"))
                     .append('\n');
             for (String evidence : adapter.evidence()) {
                 out.append("        - ").append(evidence).append('\n');

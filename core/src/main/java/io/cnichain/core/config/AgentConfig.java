@@ -34,6 +34,8 @@ import static java.util.Objects.requireNonNull;
  * @param healthPort        the agent's health and metrics port, 0 for none
  * @param cleanupOnShutdown whether the agent uninstalls when it is stopped
  * @param shutdownTimeout   how long cleanup on shutdown may take
+ * @param adapterOverrides  for an adapter name provided twice (built-in and plugin, or two plugins), which
+ *                          provider wins: "built-in" or a plugin's Plugin-Id
  */
 public record AgentConfig(
         Optional<Path> configFile,
@@ -53,7 +55,8 @@ public record AgentConfig(
         String logFormat,
         int healthPort,
         boolean cleanupOnShutdown,
-        Duration shutdownTimeout)
+        Duration shutdownTimeout,
+        Map<String, String> adapterOverrides)
 {
     public AgentConfig
     {
@@ -72,6 +75,7 @@ public record AgentConfig(
         requireNonNull(logLevel, "logLevel is null");
         requireNonNull(logFormat, "logFormat is null");
         requireNonNull(shutdownTimeout, "shutdownTimeout is null");
+        adapterOverrides = Map.copyOf(adapterOverrides);
     }
 
     /**
@@ -81,7 +85,7 @@ public record AgentConfig(
     {
         return new AgentConfig(configFile, adapter, hostRoot, confDir, binDir, sourceBinDir, pluginsDir, serviceAccountDir, allowedRoots,
                 maxConfigBytes, plugin, kubeconfig, adapterSettings, logLevel, logFormat, port.orElse(healthPort),
-                cleanup.orElse(cleanupOnShutdown), timeout.orElse(shutdownTimeout));
+                cleanup.orElse(cleanupOnShutdown), timeout.orElse(shutdownTimeout), adapterOverrides);
     }
 
     public HostPaths host()

@@ -43,7 +43,7 @@ public final class ConfigLoader
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
 
     static final Set<String> TOP_LEVEL_KEYS = Set.of("adapter", "hostRoot", "confDir", "binDir", "sourceBinDir", "pluginsDir",
-            "serviceAccountDir", "allowedRoots", "maxConfigBytes", "plugin", "kubeconfig", "adapters", "logLevel", "logFormat",
+            "serviceAccountDir", "allowedRoots", "maxConfigBytes", "plugin", "kubeconfig", "adapters", "adapterOverrides", "logLevel", "logFormat",
             "healthPort", "cleanupOnShutdown", "shutdownTimeoutSeconds");
     static final Set<String> PLUGIN_KEYS = Set.of("type", "config");
     static final Set<String> KUBECONFIG_KEYS = Set.of("enabled", "fileName", "mode", "caFile", "skipTlsVerify");
@@ -51,6 +51,7 @@ public final class ConfigLoader
     static final Set<String> LOG_FORMATS = Set.of("text", "json");
 
     private static final Pattern ADAPTER_NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
+    private static final Pattern PLUGIN_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
     private static final Pattern FILE_NAME = Pattern.compile("[^/\\x00]+");
     private static final Pattern OCTAL_MODE = Pattern.compile("0?[0-7]{3}");
     private static final long MAX_YAML_BYTES = 1024 * 1024;
@@ -132,6 +133,18 @@ public final class ConfigLoader
                     values.put(key, settings.scalar(key));
                 }
                 b.adapterSettings.put(adapter, values);
+            }
+        });
+        top.section("adapterOverrides").ifPresent(overrides -> {
+            for (String adapter : overrides.keys()) {
+                if (!ADAPTER_NAME.matcher(adapter).matches()) {
+                    throw overrides.error(adapter, "is not an adapter name");
+                }
+                String winner = overrides.scalar(adapter);
+                if (!winner.equals("built-in") && !PLUGIN_ID.matcher(winner).matches()) {
+                    throw overrides.error(adapter, "'" + winner + "' is neither built-in nor a plugin's Plugin-Id");
+                }
+                b.adapterOverrides.put(adapter, winner);
             }
         });
         top.string("logLevel").ifPresent(v -> b.logLevel = oneOf(v, LOG_LEVELS, top.source("logLevel")));
@@ -516,6 +529,7 @@ public final class ConfigLoader
         Optional<String> serviceHost = Optional.empty();
         Optional<String> servicePort = Optional.empty();
         Map<String, Map<String, String>> adapterSettings = new LinkedHashMap<>();
+        Map<String, String> adapterOverrides = new LinkedHashMap<>();
         String logLevel = "info";
         String logFormat = "text";
         int healthPort = DEFAULT_HEALTH_PORT;
@@ -529,7 +543,7 @@ public final class ConfigLoader
             KubeconfigSettings kubeconfig = new KubeconfigSettings(kubeconfigEnabled, kubeconfigName, kubeconfigMode, caFile,
                     skipTlsVerify, protocol, serviceHost, servicePort);
             return new AgentConfig(file, adapter, hostRoot, confDir, binDir, sourceBinDir, pluginsDir, serviceAccountDir, roots,
-                    maxConfigBytes, plugin, kubeconfig, adapterSettings, logLevel, logFormat, healthPort, cleanupOnShutdown, shutdownTimeout);
+                    maxConfigBytes, plugin, kubeconfig, adapterSettings, logLevel, logFormat, healthPort, cleanupOnShutdown, shutdownTimeout, adapterOverrides);
         }
     }
 }

@@ -20,11 +20,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One consistent look at a node: the entries of the configuration directory with their links resolved, and
@@ -43,7 +43,9 @@ public final class NodeSnapshot
     private final BoundedFileReader reader;
     private final Map<String, ConfigEntry> entries;
     private final Optional<String> listingProblem;
-    private final Map<LoadKey, Loaded> loaded = new HashMap<>();
+    // Concurrent: adapters run on the guard's threads, and a call abandoned after its time limit may still be
+    // reading through this snapshot while the engine goes on with it.
+    private final Map<LoadKey, Loaded> loaded = new ConcurrentHashMap<>();
     /** Files the runtime reads but we may not write (outside the allowed roots), by entry path. */
     private final Map<Path, Path> readableOnly;
 
@@ -79,7 +81,7 @@ public final class NodeSnapshot
         }
         names.sort(BYTE_ORDER);
         Map<String, ConfigEntry> entries = new LinkedHashMap<>();
-        Map<Path, Path> readableOnly = new HashMap<>();
+        Map<Path, Path> readableOnly = new ConcurrentHashMap<>();
         for (String name : names) {
             entries.put(name, toEntry(resolver, layout.confDir().resolve(name), readableOnly));
         }

@@ -69,7 +69,14 @@ final class ConfigFileUpdater
         catch (CniConfigParser.InvalidConfigException e) {
             return new FileOutcome(target.path(), FileOutcome.Result.WAITING, target.target() + ": " + e.getMessage() + "; not patched", List.of());
         }
-        Optional<String> incomplete = adapter.incompleteReason(target, loaded.summary());
+        Optional<String> incomplete;
+        try {
+            incomplete = adapter.incompleteReason(target, loaded.summary());
+        }
+        catch (RuntimeException e) {
+            // A failing adapter (see GuardedAdapter) stops this file, not the pass.
+            return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "adapter " + adapter.name() + ": " + e.getMessage() + "; not patched", List.of());
+        }
         if (incomplete.isPresent()) {
             return new FileOutcome(target.path(), FileOutcome.Result.WAITING, target.target() + ": not complete yet: " + incomplete.get(), List.of());
         }

@@ -37,12 +37,13 @@ public record DetectReport(
 
     /**
      * @param name     adapter name
-     * @param origin   built-in, classpath or plugin jar
+     * @param origin   built-in, classpath or plugin jar, with the jar's path
+     * @param state    enabled, or disabled (it threw, returned null or hung; the failure says why)
      * @param score    its score
      * @param evidence what it saw
      * @param failure  why it failed, if it did
      */
-    public record AdapterScore(String name, String origin, int score, List<String> evidence, Optional<String> failure) {}
+    public record AdapterScore(String name, String origin, String state, int score, List<String> evidence, Optional<String> failure) {}
 
     /**
      * @param path        the file the runtime loads

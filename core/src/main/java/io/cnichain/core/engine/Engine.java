@@ -353,7 +353,8 @@ public final class Engine
         NodeSnapshot snapshot = snapshot();
         Selection selection = select(snapshot);
         List<DetectReport.AdapterScore> scores = selection.candidates().stream()
-                .map(c -> new DetectReport.AdapterScore(c.adapter().name(), c.adapter().origin().label(), c.detection().score(), c.detection().evidence(), c.failure()))
+                .map(c -> new DetectReport.AdapterScore(c.adapter().name(), c.adapter().describeOrigin(), c.adapter().state(), c.detection().score(),
+                        c.detection().evidence(), c.failure()))
                 .toList();
         Optional<DetectReport.Effective> effective = snapshot.effectiveConfig().map(e -> {
             var summary = snapshot.parse(e).config().orElseThrow();

@@ -9,9 +9,23 @@ import org.slf4j.helpers.MessageFormatter;
 final class ConsoleLogger
         extends LegacyAbstractLogger
 {
+    /**
+     * pf4j reports every step and every failure itself, often with a stack trace; the plugin loader reports each
+     * jar once, in one line, so pf4j's own lines are debug lines here.
+     */
+    private static final String DEMOTED_PREFIX = "org.pf4j.";
+
+    private final boolean demoted;
+
     ConsoleLogger(String name)
     {
         this.name = name;
+        this.demoted = name.startsWith(DEMOTED_PREFIX);
+    }
+
+    private Level level(Level level)
+    {
+        return demoted && level.toInt() > Level.DEBUG.toInt() ? Level.DEBUG : level;
     }
 
     @Override
@@ -29,19 +43,19 @@ final class ConsoleLogger
     @Override
     public boolean isInfoEnabled()
     {
-        return ConsoleLogging.enabled(Level.INFO);
+        return ConsoleLogging.enabled(level(Level.INFO));
     }
 
     @Override
     public boolean isWarnEnabled()
     {
-        return ConsoleLogging.enabled(Level.WARN);
+        return ConsoleLogging.enabled(level(Level.WARN));
     }
 
     @Override
     public boolean isErrorEnabled()
     {
-        return ConsoleLogging.enabled(Level.ERROR);
+        return ConsoleLogging.enabled(level(Level.ERROR));
     }
 
     @Override
@@ -53,6 +67,6 @@ final class ConsoleLogger
     @Override
     protected void handleNormalizedLoggingCall(Level level, Marker marker, String pattern, Object[] arguments, Throwable throwable)
     {
-        ConsoleLogging.emit(level, name, MessageFormatter.basicArrayFormat(pattern, arguments), throwable);
+        ConsoleLogging.emit(level(level), name, MessageFormatter.basicArrayFormat(pattern, arguments), throwable);
     }
 }

@@ -155,6 +155,23 @@ class ConfigLoaderTest
     }
 
     @Test
+    void adapterOverridesNameBuiltInOrAPluginId()
+            throws IOException
+    {
+        AgentConfig config = ConfigLoader.load(Optional.of(yaml("adapterOverrides: { cilium: acme-cilium, calico: built-in }\n")), Map.of(),
+                ConfigOverrides.none());
+        assertThat(config.adapterOverrides()).containsExactlyInAnyOrderEntriesOf(Map.of("cilium", "acme-cilium", "calico", "built-in"));
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), ConfigOverrides.none()).adapterOverrides()).isEmpty();
+
+        Path bad = yaml("adapterOverrides:\n  cilium: \"plugin jar\"\n");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(bad), Map.of(), ConfigOverrides.none()))
+                .hasMessage(bad + ": key 'adapterOverrides.cilium' 'plugin jar' is neither built-in nor a plugin's Plugin-Id");
+        Path badName = yaml("adapterOverrides:\n  Cilium: built-in\n");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(badName), Map.of(), ConfigOverrides.none()))
+                .hasMessage(badName + ": key 'adapterOverrides.Cilium' is not an adapter name");
+    }
+
+    @Test
     void unknownKeysAreErrorsNamingTheKeyAndTheFile()
             throws IOException
     {

@@ -40,6 +40,7 @@ class AgentFightTest
                     sleep(5);
                 }
             });
+            agent.awaitCount("Created CNI config", 1);
             long before = agent.count("Created CNI config");
             primary.start();
             Thread.sleep(10_000);

@@ -61,6 +61,7 @@ class AgentRewriteTest
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, file);
+            agent.awaitCount("Created CNI config", 1);
             long writesBefore = agent.count("Created CNI config");
 
             // Record every content the file goes through while Calico rewrites it in place.

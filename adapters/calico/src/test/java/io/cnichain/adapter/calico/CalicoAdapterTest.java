@@ -1,6 +1,7 @@
 package io.cnichain.adapter.calico;
 
 import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterException;
@@ -40,7 +41,9 @@ class CalicoAdapterTest
     {
         AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
         LoadedAdapter loaded = registry.find("calico").orElseThrow();
-        assertThat(loaded.adapter()).isInstanceOf(CalicoAdapter.class);
+        // The registry hands out every adapter behind the core's guard (time limit, containment).
+        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
+        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(CalicoAdapter.class);
         assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
         assertThat(registry.problems()).isEmpty();
         assertThat(loaded.adapter().settingNames()).containsExactly("confFile");

@@ -1,6 +1,7 @@
 package io.cnichain.adapter.cilium;
 
 import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterException;
@@ -37,7 +38,9 @@ class CiliumAdapterTest
     {
         AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
         LoadedAdapter loaded = registry.find("cilium").orElseThrow();
-        assertThat(loaded.adapter()).isInstanceOf(CiliumAdapter.class);
+        // The registry hands out every adapter behind the core's guard (time limit, containment).
+        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
+        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(CiliumAdapter.class);
         assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
         assertThat(registry.problems()).isEmpty();
         assertThat(loaded.adapter().settingNames()).containsExactly("confFile");

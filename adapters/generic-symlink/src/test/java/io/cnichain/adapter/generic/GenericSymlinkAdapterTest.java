@@ -1,6 +1,7 @@
 package io.cnichain.adapter.generic;
 
 import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterSettings;
@@ -35,7 +36,9 @@ class GenericSymlinkAdapterTest
     {
         AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
         LoadedAdapter loaded = registry.find("generic-symlink").orElseThrow();
-        assertThat(loaded.adapter()).isInstanceOf(GenericSymlinkAdapter.class);
+        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
+        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(GenericSymlinkAdapter.class);
+        assertThat(loaded.state()).isEqualTo("enabled");
         assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
         assertThat(registry.problems()).isEmpty();
         assertThat(loaded.adapter().settingNames()).isEmpty();

@@ -1,6 +1,7 @@
 package io.cnichain.adapter.oci;
 
 import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterSettings;
@@ -36,7 +37,9 @@ class OciVcnNativeAdapterTest
     {
         AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
         LoadedAdapter loaded = registry.find("oci-vcn-native").orElseThrow();
-        assertThat(loaded.adapter()).isInstanceOf(OciVcnNativeAdapter.class);
+        // The registry hands out every adapter behind the core's guard (time limit, containment).
+        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
+        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(OciVcnNativeAdapter.class);
         assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
         assertThat(registry.problems()).isEmpty();
         assertThat(loaded.adapter().settingNames()).isEmpty();

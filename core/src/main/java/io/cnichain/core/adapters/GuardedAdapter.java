@@ -1,0 +1,237 @@
+package io.cnichain.core.adapters;
+
+import io.cnichain.spi.AdapterException;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Stands between the core and one adapter, built-in or from a plugin jar, so that no adapter can take the
+ * agent down: every call runs with a time limit; an adapter that throws anything but an
+ * {@link AdapterException}, returns {@code null} or does not return in time is disabled, reported once (one
+ * log line naming the adapter, where it came from and why), and from then on every call fails at once with an
+ * {@link AdapterException}, which the selector and the engine already treat as that adapter's failure.
+ * Adapters only ever see a {@link ReadOnlyNodeView}.
+ *
+ * <p>An {@link AdapterException} is the adapter reporting a problem it understood (an unusable setting, a file
+ * that does not resolve); it passes through and does not disable the adapter.
+ */
+public final class GuardedAdapter
+        implements CniPlatformAdapter
+{
+    private static final Logger log = LoggerFactory.getLogger(GuardedAdapter.class);
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]*");
+
+    private final CniPlatformAdapter delegate;
+    private final String origin;
+    private final Duration limit;
+    private final ClassLoader classLoader;
+    private final String name;
+    private final String description;
+    private final Set<String> settingNames;
+    private final AtomicReference<String> disabled = new AtomicReference<>();
+
+    private GuardedAdapter(CniPlatformAdapter delegate, String origin, Duration limit, String name, String description,
+            Set<String> settingNames, Optional<String> disabledReason)
+    {
+        this.delegate = delegate;
+        this.origin = origin;
+        this.limit = limit;
+        this.classLoader = delegate.getClass().getClassLoader();
+        this.name = name;
+        this.description = description;
+        this.settingNames = settingNames;
+        disabledReason.ifPresent(reason -> disable(reason));
+    }
+
+    /**
+     * Guards an adapter. Its name, description and setting names are asked once, here, under the guard: a
+     * name is what every message needs, so an adapter without a usable one is refused; one whose description
+     * or setting names fail is kept, disabled.
+     *
+     * @param delegate the adapter
+     * @param origin   where it came from, for messages ("plugin jar /opt/cni-chain/plugins/x.jar")
+     * @param limit    how long one call may take
+     * @return the guarded adapter
+     * @throws AdapterException with {@link AdapterException.Code#ADAPTER_FAILURE} when the adapter has no usable name
+     */
+    public static GuardedAdapter guard(CniPlatformAdapter delegate, String origin, Duration limit)
+    {
+        requireNonNull(delegate, "delegate is null");
+        requireNonNull(origin, "origin is null");
+        requireNonNull(limit, "limit is null");
+        if (delegate instanceof GuardedAdapter guarded) {
+            return guarded;
+        }
+        ClassLoader loader = delegate.getClass().getClassLoader();
+        String className = delegate.getClass().getName();
+        String name;
+        try {
+            name = AdapterCalls.call(delegate::name, limit, loader);
+        }
+        catch (AdapterCalls.CallFailure e) {
+            throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, "adapter class " + className + " (" + origin + "): name() " + e.getMessage());
+        }
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, "adapter class " + className + " (" + origin + "): name() returned "
+                    + (name == null ? "null" : "'" + name + "'") + ", not a name of lower-case letters, digits and dashes");
+        }
+        Optional<String> failure = Optional.empty();
+        String description = name;
+        Set<String> settingNames = Set.of();
+        try {
+            description = Optional.ofNullable(AdapterCalls.call(delegate::description, limit, loader)).orElse(name);
+            settingNames = Set.copyOf(requireNonNullResult(AdapterCalls.call(delegate::settingNames, limit, loader), "settingNames"));
+        }
+        catch (AdapterCalls.CallFailure e) {
+            failure = Optional.of("while loading: " + e.getMessage());
+        }
+        catch (NullPointerException e) {
+            failure = Optional.of("while loading: " + e.getMessage());
+        }
+        return new GuardedAdapter(delegate, origin, limit, name, description, settingNames, failure);
+    }
+
+    private static <T> T requireNonNullResult(T value, String method)
+    {
+        if (value == null) {
+            throw new NullPointerException(method + "() returned null (or a set holding null)");
+        }
+        return value;
+    }
+
+    /** The adapter's own class, for messages. */
+    public Class<?> adapterClass()
+    {
+        return delegate.getClass();
+    }
+
+    /** Why this adapter is disabled, when it is. */
+    public Optional<String> disabledReason()
+    {
+        return Optional.ofNullable(disabled.get());
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public String description()
+    {
+        return description;
+    }
+
+    @Override
+    public Set<String> settingNames()
+    {
+        return settingNames;
+    }
+
+    @Override
+    public Detection detect(NodeView node)
+    {
+        NodeView view = ReadOnlyNodeView.of(node);
+        return call("detect", () -> delegate.detect(view));
+    }
+
+    @Override
+    public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+    {
+        NodeView view = ReadOnlyNodeView.of(node);
+        return List.copyOf(call("authoritativeConfigs", () -> delegate.authoritativeConfigs(view, settings)));
+    }
+
+    @Override
+    public boolean ignores(String fileName)
+    {
+        return call("ignores", () -> delegate.ignores(fileName));
+    }
+
+    @Override
+    public Set<Path> watchDirectories(NodeView node, AdapterSettings settings)
+    {
+        NodeView view = ReadOnlyNodeView.of(node);
+        return Set.copyOf(call("watchDirectories", () -> delegate.watchDirectories(view, settings)));
+    }
+
+    @Override
+    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
+    {
+        return call("incompleteReason", () -> delegate.incompleteReason(target, config));
+    }
+
+    @Override
+    public List<String> warnings(NodeView node)
+    {
+        NodeView view = ReadOnlyNodeView.of(node);
+        return List.copyOf(call("warnings", () -> delegate.warnings(view)));
+    }
+
+    @Override
+    public Optional<String> fightHint()
+    {
+        return call("fightHint", delegate::fightHint);
+    }
+
+    private <T> T call(String method, Callable<T> body)
+    {
+        String reason = disabled.get();
+        if (reason != null) {
+            throw disabledException(reason);
+        }
+        T result;
+        try {
+            result = AdapterCalls.call(body, limit, classLoader);
+        }
+        catch (AdapterCalls.CallFailure e) {
+            if (e.error() instanceof AdapterException adapterException) {
+                throw adapterException;
+            }
+            throw disabledException(disable(method + "() " + e.getMessage()));
+        }
+        if (result == null) {
+            throw disabledException(disable(method + "() returned null"));
+        }
+        return result;
+    }
+
+    /** Disables the adapter; the first reason wins and is the only one logged. */
+    private String disable(String reason)
+    {
+        if (disabled.compareAndSet(null, reason)) {
+            log.error("Adapter {} ({}) disabled: {}; the agent goes on without it", name, origin, reason);
+            return reason;
+        }
+        return disabled.get();
+    }
+
+    private AdapterException disabledException(String reason)
+    {
+        return new AdapterException(AdapterException.Code.ADAPTER_FAILURE, "is disabled: " + reason);
+    }
+
+    @Override
+    public String toString()
+    {
+        return name + " (" + origin + ")";
+    }
+}

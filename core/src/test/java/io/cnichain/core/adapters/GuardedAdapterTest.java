@@ -1,0 +1,204 @@
+package io.cnichain.core.adapters;
+
+import io.cnichain.core.config.AdapterChoice;
+import io.cnichain.core.logging.ConsoleLogging;
+import io.cnichain.core.testing.TestNode;
+import io.cnichain.spi.AdapterException;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The containment every adapter, built-in or plugin, sits behind. */
+class GuardedAdapterTest
+{
+    static final Duration LIMIT = Duration.ofMillis(300);
+
+    @TempDir
+    Path temp;
+
+    TestNode node;
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PrintStream previous;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+        node.write("10-calico.conflist", TestNode.CALICO);
+        previous = ConsoleLogging.stream();
+        ConsoleLogging.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        ConsoleLogging.redirect(previous);
+    }
+
+    /** An adapter whose detect does what the test says, counting calls. */
+    static class Scripted
+            implements CniPlatformAdapter
+    {
+        final String name;
+        final Runnable detectBehaviour;
+        final AtomicInteger calls = new AtomicInteger();
+        volatile NodeView seen;
+
+        Scripted(String name, Runnable detectBehaviour)
+        {
+            this.name = name;
+            this.detectBehaviour = detectBehaviour;
+        }
+
+        @Override
+        public String name()
+        {
+            return name;
+        }
+
+        @Override
+        public Detection detect(NodeView node)
+        {
+            calls.incrementAndGet();
+            seen = node;
+            detectBehaviour.run();
+            return Detection.of(50, name + " matched");
+        }
+
+        @Override
+        public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+        {
+            return List.of(ConfigTarget.of(node.entry("10-calico.conflist").orElseThrow(), "test"));
+        }
+    }
+
+    @Test
+    void anAdapterThatThrowsIsDisabledAndReportedOnce()
+    {
+        Scripted raw = new Scripted("boom", () -> {
+            throw new IllegalStateException("detect exploded");
+        });
+        GuardedAdapter guarded = GuardedAdapter.guard(raw, "plugin jar /p/boom.jar", LIMIT);
+
+        assertThatThrownBy(() -> guarded.detect(node.snapshot()))
+                .isInstanceOf(AdapterException.class)
+                .hasMessageStartingWith("is disabled: detect() threw java.lang.IllegalStateException: detect exploded (at ");
+        assertThatThrownBy(() -> guarded.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("boom")))
+                .hasMessageStartingWith("is disabled: detect() threw");
+        assertThat(raw.calls).hasValue(1);
+        assertThat(guarded.disabledReason()).get().asString().startsWith("detect() threw java.lang.IllegalStateException: detect exploded");
+        assertThat(log.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("ERROR"))).singleElement().asString()
+                .contains("Adapter boom (plugin jar /p/boom.jar) disabled: detect() threw java.lang.IllegalStateException: detect exploded")
+                .contains("the agent goes on without it");
+    }
+
+    @Test
+    void anAdapterThatHangsIsAbandonedAtTheTimeLimit()
+    {
+        Scripted raw = new Scripted("hang", () -> {
+            try {
+                Thread.sleep(60_000);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        GuardedAdapter guarded = GuardedAdapter.guard(raw, "plugin jar /p/hang.jar", LIMIT);
+        long start = System.nanoTime();
+
+        assertThatThrownBy(() -> guarded.detect(node.snapshot())).hasMessage("is disabled: detect() did not return within 300 ms");
+
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(took).isGreaterThanOrEqualTo(LIMIT).isLessThan(Duration.ofSeconds(5));
+        assertThat(guarded.disabledReason()).contains("detect() did not return within 300 ms");
+    }
+
+    @Test
+    void anAdapterExceptionIsTheAdapterSpeakingAndDisablesNothing()
+    {
+        AtomicInteger count = new AtomicInteger();
+        GuardedAdapter guarded = GuardedAdapter.guard(new Scripted("picky", () -> {
+            if (count.incrementAndGet() == 1) {
+                throw new AdapterException(AdapterException.Code.NOT_PATCHABLE, "/etc/cni/net.d/x: dangling");
+            }
+        }), "built-in", LIMIT);
+
+        assertThatThrownBy(() -> guarded.detect(node.snapshot())).isInstanceOf(AdapterException.class).hasMessage("/etc/cni/net.d/x: dangling");
+        assertThat(guarded.detect(node.snapshot()).score()).isEqualTo(50);
+        assertThat(guarded.disabledReason()).isEmpty();
+    }
+
+    @Test
+    void nullIsABugAndDisables()
+    {
+        CniPlatformAdapter nulls = new Scripted("nulls", () -> {})
+        {
+            @Override
+            public Set<Path> watchDirectories(NodeView node, AdapterSettings settings)
+            {
+                return null;
+            }
+        };
+        GuardedAdapter guarded = GuardedAdapter.guard(nulls, "built-in", LIMIT);
+
+        assertThatThrownBy(() -> guarded.watchDirectories(node.snapshot(), AdapterSettings.empty("nulls")))
+                .hasMessage("is disabled: watchDirectories() returned null");
+    }
+
+    @Test
+    void adaptersSeeAReadOnlyViewNotTheEnginesSnapshot()
+    {
+        Scripted raw = new Scripted("looker", () -> {});
+        GuardedAdapter.guard(raw, "built-in", LIMIT).detect(node.snapshot());
+        assertThat(raw.seen).isInstanceOf(ReadOnlyNodeView.class);
+        assertThat(raw.seen.entry("10-calico.conflist")).isPresent();
+    }
+
+    @Test
+    void theSelectorGoesOnWithTheOthersWhenOneIsDisabled()
+    {
+        Scripted broken = new Scripted("broken", () -> {
+            throw new NoClassDefFoundError("com/acme/Missing");
+        });
+        Scripted fine = new Scripted("fine", () -> {});
+        AdapterRegistry registry = new AdapterRegistry(List.of(
+                new LoadedAdapter(broken, "1", LoadedAdapter.Origin.CLASSPATH, "/x/broken.jar"),
+                new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
+
+        AdapterSelector.Selection selection = new AdapterSelector(registry, Map.of()).select(node.snapshot(), AdapterChoice.auto());
+
+        assertThat(selection.chosen().name()).isEqualTo("fine");
+        assertThat(selection.candidates()).filteredOn(c -> c.adapter().name().equals("broken")).singleElement()
+                .satisfies(c -> assertThat(c.failure()).get().asString()
+                        .startsWith("adapter broken: is disabled: detect() threw java.lang.NoClassDefFoundError: com/acme/Missing"));
+        assertThat(registry.find("broken").orElseThrow().state()).isEqualTo("disabled");
+        assertThat(registry.find("fine").orElseThrow().state()).isEqualTo("enabled");
+    }
+
+    @Test
+    void anAdapterWithoutAUsableNameIsRefused()
+    {
+        assertThatThrownBy(() -> GuardedAdapter.guard(new Scripted(null, () -> {}), "plugin jar /p/x.jar", LIMIT))
+                .isInstanceOf(AdapterException.class)
+                .hasMessageEndingWith("(plugin jar /p/x.jar): name() returned null, not a name of lower-case letters, digits and dashes");
+    }
+}

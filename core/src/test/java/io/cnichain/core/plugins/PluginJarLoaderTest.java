@@ -1,0 +1,305 @@
+package io.cnichain.core.plugins;
+
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.PluginJarBuilder;
+import io.cnichain.core.testing.TestNode;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.SpiVersion;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Map;
+
+import static io.cnichain.core.testing.PluginJarBuilder.adapterSource;
+import static io.cnichain.core.testing.PluginJarBuilder.plugin;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Real jars built on the fly, loaded from a real directory with pf4j, as the agent does. */
+class PluginJarLoaderTest
+{
+    static final Duration LIMIT = Duration.ofMillis(500);
+
+    @TempDir
+    Path temp;
+
+    Path plugins;
+
+    @BeforeEach
+    void setUp()
+            throws IOException
+    {
+        plugins = Files.createDirectory(temp.resolve("plugins"));
+        Files.setPosixFilePermissions(plugins, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    PluginJarLoader.Result load()
+    {
+        return new PluginJarLoader(LIMIT).load(plugins);
+    }
+
+    static String greeting(String version)
+    {
+        return "package com.example.greeting;\npublic final class Greeting { public static String version() { return \"" + version + "\"; } }\n";
+    }
+
+    @Test
+    void anAdapterFromAJarGetsItsOwnClassLoaderAndTheAgentsSpi()
+    {
+        Path jar = plugin("acme").manifest("Plugin-Version", "2.3.4")
+                .adapter("com.acme.AcmeAdapter", adapterSource("com.acme.AcmeAdapter", "acme", "return Detection.of(7, \"acme seen\");", ""))
+                .writeJar(plugins, "acme.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.problems()).isEmpty();
+        LoadedAdapter acme = result.adapters().get(0);
+        assertThat(acme.name()).isEqualTo("acme");
+        assertThat(acme.origin()).isEqualTo(LoadedAdapter.Origin.PLUGIN);
+        assertThat(acme.location()).isEqualTo(jar.toString());
+        assertThat(acme.describeOrigin()).isEqualTo("plugin jar " + jar);
+        assertThat(acme.pluginId()).contains("acme");
+        assertThat(acme.version()).isEqualTo("2.3.4");
+        assertThat(acme.state()).isEqualTo("enabled");
+        assertThat(acme.adapter().detect(TestNode.create(temp.resolve("node")).snapshot()).evidence()).containsExactly("acme seen");
+    }
+
+    @Test
+    void twoPluginsBundlingDifferentVersionsOfOneLibraryEachGetTheirOwn()
+    {
+        String usesGreeting = "public String description() { return \"greeting \" + com.example.greeting.Greeting.version(); }";
+        plugin("one").source("com.example.greeting.Greeting", greeting("1"))
+                .adapter("com.one.OneAdapter", adapterSource("com.one.OneAdapter", "one", "return Detection.none();", usesGreeting))
+                .writeJar(plugins, "one.jar");
+        // The second as a pf4j zip: its own classes, and the library as a jar under lib/.
+        plugin("two").adapter("com.two.TwoAdapter", adapterSource("com.two.TwoAdapter", "two", "return Detection.none();", usesGreeting))
+                .source("com.example.greeting.Greeting", greeting("2")).omit("com.example.greeting.Greeting")
+                .writeZip(plugins, "two.zip", Map.of("greeting-2.jar", plugin("lib").source("com.example.greeting.Greeting", greeting("2"))));
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.problems()).isEmpty();
+        assertThat(result.adapters()).extracting(a -> a.adapter().description()).containsExactlyInAnyOrder("greeting 1", "greeting 2");
+        assertThat(plugins).isDirectoryNotContaining(p -> !p.getFileName().toString().matches("one.jar|two.zip"));
+    }
+
+    @Test
+    void anAdapterCannotReachTheEngine()
+    {
+        plugin("nosy").adapter("com.nosy.NosyAdapter", adapterSource("com.nosy.NosyAdapter", "nosy", """
+                        String seen;
+                        try { Class.forName("io.cnichain.core.fs.AtomicFileWriter"); seen = "engine visible"; }
+                        catch (ClassNotFoundException e) { seen = "engine hidden"; }
+                        return Detection.of(1, seen, "view " + node.getClass().getSimpleName());""", ""))
+                .writeJar(plugins, "nosy.jar");
+
+        LoadedAdapter nosy = load().adapters().get(0);
+
+        assertThat(nosy.adapter().detect(TestNode.create(temp.resolve("node")).snapshot()).evidence())
+                .containsExactly("engine hidden", "view ReadOnlyNodeView");
+    }
+
+    @Test
+    void aJarWithoutDescriptorIsRefused()
+    {
+        Path jar = plugin("x").withoutManifest()
+                .adapter("com.x.XAdapter", adapterSource("com.x.XAdapter", "x", "return Detection.none();", ""))
+                .writeJar(plugins, "x.jar");
+        plugin("y").manifest("Plugin-Id", null).adapter("com.y.YAdapter", adapterSource("com.y.YAdapter", "y", "return Detection.none();", ""))
+                .writeJar(plugins, "y.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).isEmpty();
+        assertThat(result.problems()).containsExactly(
+                jar + ": refused: it has no plugin descriptor (META-INF/MANIFEST.MF with Plugin-Id, Plugin-Version and Plugin-Requires); see adapters/README.md",
+                plugins.resolve("y.jar") + ": refused: its manifest has no Plugin-Id (is it a cni-chain adapter plugin? its manifest needs Plugin-Id, "
+                        + "Plugin-Version and Plugin-Requires)");
+    }
+
+    @Test
+    void aCorruptJarIsRefusedAndTheOthersLoad()
+            throws IOException
+    {
+        Path corrupt = Files.write(plugins.resolve("a-corrupt.jar"), "PK\u0003\u0004 not really a zip".getBytes(StandardCharsets.UTF_8));
+        Files.setPosixFilePermissions(corrupt, PosixFilePermissions.fromString("rw-r--r--"));
+        plugin("good").adapter("com.good.GoodAdapter", adapterSource("com.good.GoodAdapter", "good", "return Detection.none();", ""))
+                .writeJar(plugins, "b-good.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("good");
+        assertThat(result.problems()).singleElement().asString().startsWith(corrupt + ": refused: not a readable jar: java.util.zip.ZipException");
+    }
+
+    @Test
+    void aJarBuiltForAnotherSpiIsRefusedNamingTheRangeAndTheAgentsVersion()
+    {
+        Path jar = plugin("future").manifest("Plugin-Requires", ">=2.0.0 & <3.0.0")
+                .adapter("com.f.FutureAdapter", adapterSource("com.f.FutureAdapter", "future", "return Detection.none();", ""))
+                .writeJar(plugins, "future.jar");
+        plugin("unbounded").manifest("Plugin-Requires", null)
+                .adapter("com.u.UAdapter", adapterSource("com.u.UAdapter", "unbounded", "return Detection.none();", ""))
+                .writeJar(plugins, "unbounded.jar");
+        plugin("garbled").manifest("Plugin-Requires", "one point oh")
+                .adapter("com.g.GAdapter", adapterSource("com.g.GAdapter", "garbled", "return Detection.none();", ""))
+                .writeJar(plugins, "garbled.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).isEmpty();
+        assertThat(result.problems()).containsExactly(
+                jar + ": refused: built for SPI >=2.0.0 & <3.0.0 (Plugin-Requires), but this agent's SPI is " + SpiVersion.CURRENT,
+                plugins.resolve("garbled.jar") + ": refused: Plugin-Requires 'one point oh' is not a version range such as '>=1.0.0 & <2.0.0' ("
+                        + result.problems().get(1).replaceAll(".*such as '>=1.0.0 & <2.0.0' \\(", ""),
+                plugins.resolve("unbounded.jar") + ": refused: its manifest has no Plugin-Requires: it must name the SPI versions it was built for, "
+                        + "for example 'Plugin-Requires: >=1.0.0 & <2.0.0' (this agent's SPI is 1.0.0)");
+    }
+
+    @Test
+    void classesThatFailToLoadAreReportedWithTheJarAndTheReason()
+    {
+        Path jar = plugin("broken")
+                .service("com.b.Missing")
+                .adapter("com.b.NeedsHelper", adapterSource("com.b.NeedsHelper", "needs-helper", "return Detection.none();",
+                        "static final Object HELPER = new com.b.Helper();"))
+                .source("com.b.Helper", "package com.b; public class Helper {}").omit("com.b.Helper")
+                .adapter("com.b.NotAnAdapter", "package com.b; public class NotAnAdapter {}")
+                .adapter("com.b.Throws", adapterSource("com.b.Throws", "throws", "return Detection.none();",
+                        "public Throws() { throw new IllegalStateException(\"no config\"); }"))
+                .adapter("com.b.BadName", adapterSource("com.b.BadName", "Bad Name", "return Detection.none();", ""))
+                .adapter("com.b.Fine", adapterSource("com.b.Fine", "fine", "return Detection.none();", ""))
+                .writeJar(plugins, "broken.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("fine");
+        assertThat(result.problems()).hasSize(5);
+        assertThat(result.problems().get(0)).isEqualTo(jar + ": adapter class com.b.Missing failed to load: it is listed in "
+                + "META-INF/services/io.cnichain.spi.CniPlatformAdapter but is not in the jar");
+        assertThat(result.problems().get(1)).isEqualTo(jar + ": adapter class com.b.NeedsHelper failed to load: it needs class com.b.Helper, "
+                + "which is neither in the plugin nor shared by the agent (the agent shares only io.cnichain.spi., org.slf4j., org.pf4j. and the JDK)");
+        assertThat(result.problems().get(2)).isEqualTo(jar + ": adapter class com.b.NotAnAdapter failed to load: it does not implement "
+                + CniPlatformAdapter.class.getName());
+        assertThat(result.problems().get(3)).startsWith(jar + ": adapter class com.b.Throws failed to load: threw java.lang.IllegalStateException: "
+                + "no config (at com.b.Throws.<init>");
+        assertThat(result.problems().get(4)).isEqualTo(jar + ": adapter class com.b.BadName (plugin jar " + jar + "): name() returned 'Bad Name', "
+                + "not a name of lower-case letters, digits and dashes");
+    }
+
+    @Test
+    void aConstructorThatHangsIsAbandonedAfterTheTimeLimit()
+    {
+        Path jar = plugin("slow").adapter("com.s.Slow", adapterSource("com.s.Slow", "slow", "return Detection.none();",
+                "public Slow() throws Exception { Thread.sleep(60_000); }")).writeJar(plugins, "slow.jar");
+        long start = System.nanoTime();
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        assertThat(result.problems()).containsExactly(jar + ": adapter class com.s.Slow failed to load: did not return within 500 ms");
+    }
+
+    @Test
+    void aJarThatBundlesTheSpiIsReportedAndStillGetsTheAgentsSpi()
+    {
+        Path jar = plugin("fat").bundleSpi()
+                .adapter("com.fat.FatAdapter", adapterSource("com.fat.FatAdapter", "fat", "return Detection.of(3, \"fat\");", ""))
+                .writeJar(plugins, "fat.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.problems()).containsExactly(jar + ": bundles its own copy of the SPI (io/cnichain/spi/); the agent's SPI is used "
+                + "instead; build it with cni-chain-spi in scope provided");
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("fat");
+    }
+
+    @Test
+    void aJarWithoutServicesFileAndAReusedPluginIdAreRefused()
+    {
+        Path empty = plugin("empty").source("com.e.Nothing", "package com.e; public class Nothing {}").writeJar(plugins, "a-empty.jar");
+        Path first = plugin("same").adapter("com.s.A", adapterSource("com.s.A", "same-a", "return Detection.none();", "")).writeJar(plugins, "b-same.jar");
+        Path second = plugin("same").adapter("com.s.B", adapterSource("com.s.B", "same-b", "return Detection.none();", "")).writeJar(plugins, "c-same.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("same-a");
+        assertThat(result.problems()).containsExactly(
+                empty + ": refused: it names no adapter: META-INF/services/io.cnichain.spi.CniPlatformAdapter is missing or empty",
+                second + ": refused: Plugin-Id 'same' is already used by " + first + "; one plugin per id");
+    }
+
+    @Test
+    void jarsOthersCanWriteAreRefusedWithTheFix()
+            throws IOException
+    {
+        Path jar = plugin("open").adapter("com.o.Open", adapterSource("com.o.Open", "open", "return Detection.none();", "")).writeJar(plugins, "open.jar");
+        Files.setPosixFilePermissions(jar, PosixFilePermissions.fromString("rw-rw-r--"));
+        assertThat(load().problems()).containsExactly(jar + ": refused: it is writable by its group (mode 0664); fix: chmod go-w " + jar);
+
+        Files.setPosixFilePermissions(jar, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(plugins, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path real = plugins.toRealPath();
+        assertThat(load().problems()).containsExactly(jar + ": refused: directory " + real + " is writable by anyone (mode 0777); fix: chmod go-w " + real);
+
+        Files.setPosixFilePermissions(plugins, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertThat(load().adapters()).extracting(LoadedAdapter::name).containsExactly("open");
+    }
+
+    @Test
+    void jarsOwnedByAnotherUserAreRefusedWhenTheAgentIsRoot()
+            throws IOException
+    {
+        requireRoot();
+        Path jar = plugin("theirs").adapter("com.t.T", adapterSource("com.t.T", "theirs", "return Detection.none();", "")).writeJar(plugins, "theirs.jar");
+        Files.setAttribute(jar, "unix:uid", 4242);
+
+        assertThat(new PluginJarLoader(LIMIT, new PluginPermissions(0)).load(plugins).problems())
+                .containsExactly(jar + ": refused: it is owned by uid 4242, not root; fix: chown root " + jar);
+        // An agent running as that user may load its own jars: they give it nothing it does not have.
+        assertThat(new PluginJarLoader(LIMIT, new PluginPermissions(4242)).load(plugins).problems()).isEmpty();
+        assertThat(new PluginJarLoader(LIMIT, new PluginPermissions(1000)).load(plugins).problems())
+                .containsExactly(jar + ": refused: it is owned by uid 4242, not root nor the agent's user (uid 1000); fix: chown root " + jar);
+    }
+
+    @Test
+    void aLinkedJarIsCheckedWhereItReallyIs()
+            throws IOException
+    {
+        Path elsewhere = Files.createDirectory(temp.resolve("elsewhere"));
+        Files.setPosixFilePermissions(elsewhere, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path real = plugin("linked").adapter("com.l.L", adapterSource("com.l.L", "linked", "return Detection.none();", "")).writeJar(elsewhere, "l.jar");
+        Path link = Files.createSymbolicLink(plugins.resolve("l.jar"), real);
+
+        assertThat(load().problems()).containsExactly(link + ": refused: directory " + elsewhere.toRealPath() + " is writable by anyone (mode 0777); "
+                + "fix: chmod go-w " + elsewhere.toRealPath());
+    }
+
+    @Test
+    void noDirectoryMeansNoPluginsAndOtherFilesAreIgnored()
+            throws IOException
+    {
+        assertThat(new PluginJarLoader(LIMIT).load(temp.resolve("missing")).adapters()).isEmpty();
+        assertThat(new PluginJarLoader(LIMIT).load(temp.resolve("missing")).problems()).isEmpty();
+        Files.writeString(plugins.resolve("README.txt"), "drop jars here");
+        Files.writeString(plugins.resolve(".hidden.jar"), "not loaded");
+        assertThat(load().problems()).isEmpty();
+    }
+
+    static void requireRoot()
+    {
+        boolean root = new PluginPermissions(0).agentUid() == PluginPermissions.forThisProcess().agentUid();
+        if (!root && "true".equals(System.getenv("CI"))) {
+            fail("this test needs root, and CI runs as root");
+        }
+        assumeTrue(root, "needs root to chown");
+    }
+}

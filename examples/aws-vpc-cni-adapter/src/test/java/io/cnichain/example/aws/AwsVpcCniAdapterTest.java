@@ -1,0 +1,95 @@
+package io.cnichain.example.aws;
+
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.testing.TestNode;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
+import io.cnichain.spi.ConfigTarget;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The adapter on AWS node layouts. Loading it from a plugins directory as a jar, with the real launcher, is
+ * tested in the distribution module (PluginLauncherTest), which has the packaged jar.
+ */
+class AwsVpcCniAdapterTest
+{
+    static final String AWS = """
+            {"cniVersion":"0.4.0","name":"aws-cni","disableCheck":true,"plugins":[{"name":"aws-cni","type":"aws-cni","vethPrefix":"eni","mtu":"9001"},\
+            {"name":"egress-cni","type":"egress-cni","mtu":"9001","enabled":"false"},{"type":"portmap","capabilities":{"portMappings":true},"snat":true}]}""";
+
+    @TempDir
+    Path temp;
+
+    TestNode node;
+    AwsVpcCniAdapter adapter = new AwsVpcCniAdapter();
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+    }
+
+    @Test
+    void theServicesFileNamesIt()
+    {
+        assertThat(AdapterRegistry.fromClassLoader(getClass().getClassLoader()).find("aws-vpc-cni")).isPresent();
+    }
+
+    @Test
+    void recognisesAnAwsNodeAndPatches10AwsConflist()
+    {
+        node.binaries("aws-cni", "egress-cni", "portmap");
+        node.write("10-aws.conflist", AWS);
+
+        assertThat(adapter.detect(node.snapshot()).score()).isEqualTo(150);
+        assertThat(adapter.detect(node.snapshot()).evidence()).containsExactly("10-aws.conflist present (network aws-cni)",
+                "aws-cni in /opt/cni/bin", "egress-cni in /opt/cni/bin");
+        List<ConfigTarget> targets = adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"));
+        assertThat(targets).extracting(ConfigTarget::path).containsExactly(Path.of("/etc/cni/net.d/10-aws.conflist"));
+        assertThat(adapter.warnings(node.snapshot())).isEmpty();
+        assertThat(adapter.watchDirectories(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
+    }
+
+    @Test
+    void beforeAwsNodeHasWrittenItsFileThereIsNothingToPatch()
+    {
+        node.binaries("aws-cni", "egress-cni");
+        assertThat(adapter.detect(node.snapshot()).score()).isEqualTo(50);
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
+    }
+
+    @Test
+    void aFileSortingFirstMeansNothingIsPatchedAndAWarning()
+    {
+        node.write("05-other.conflist", TestNode.CILIUM);
+        node.write("10-aws.conflist", AWS);
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
+        assertThat(adapter.warnings(node.snapshot())).containsExactly("the runtime loads 05-other.conflist, which sorts before 10-aws.conflist: "
+                + "nothing is patched, because an entry in 10-aws.conflist would not be used");
+    }
+
+    @Test
+    void aFileWithoutTheAwsPluginIsNotFinished()
+    {
+        CniConfig partial = new CniConfig(CniConfig.Format.LIST, "aws-cni", Optional.of("0.4.0"), List.of("portmap"));
+        CniConfig full = new CniConfig(CniConfig.Format.LIST, "aws-cni", Optional.of("0.4.0"), List.of("aws-cni", "egress-cni", "portmap"));
+        ConfigTarget target = new ConfigTarget(Path.of("/etc/cni/net.d/10-aws.conflist"), Path.of("/etc/cni/net.d/10-aws.conflist"), "test");
+        assertThat(adapter.incompleteReason(target, partial)).contains("it has no aws-cni plugin; aws-node always writes one first");
+        assertThat(adapter.incompleteReason(target, full)).isEmpty();
+    }
+
+    @Test
+    void nothingOnAnotherPlatform()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(adapter.detect(node.snapshot()).matched()).isFalse();
+    }
+}
