@@ -136,7 +136,7 @@ final class FightTracker
     {
         static Policy defaults()
         {
-            return new Policy(Duration.ofMillis(500), 5, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10));
+            return new Policy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10));
         }
     }
 }
