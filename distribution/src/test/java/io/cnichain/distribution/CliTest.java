@@ -240,6 +240,21 @@ class CliTest
     }
 
     @Test
+    void jsonLogsAreOneObjectPerLine()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Cli.Result install = Cli.run(node, "install", "--log-format", "json");
+        assertThat(install.code()).as(install.toString()).isZero();
+        java.util.List<String> lines = install.err().lines().toList();
+        assertThat(lines).isNotEmpty();
+        for (String line : lines) {
+            JsonNode entry = CniJson.parse(line.getBytes(StandardCharsets.UTF_8));
+            assertThat(entry.has("time") && entry.has("level") && entry.has("logger") && entry.has("msg")).as(line).isTrue();
+        }
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("\"msg\":\"Created CNI config /etc/cni/net.d/10-calico.conflist\""));
+    }
+
+    @Test
     void helpTeaches()
     {
         Cli.Result help = Cli.runRaw(node, "--help");
