@@ -56,10 +56,14 @@ public class AgentBenchmark
             node.write(PRIMARY);
             long start = System.nanoTime();
             Process agent = node.start(home, 0);
-            node.awaitPatched(start);
-            startups.add((System.nanoTime() - start) / 1e6);
-            stop(agent);
-            node.delete();
+            try {
+                node.awaitPatched(start);
+                startups.add((System.nanoTime() - start) / 1e6);
+            }
+            finally {
+                stop(agent);
+                node.delete();
+            }
         }
         Collections.sort(startups);
         System.out.printf("start-up to first patched file: median %.0f ms, min %.0f, max %.0f (7 runs)%n",
@@ -69,6 +73,18 @@ public class AgentBenchmark
         node.write(PRIMARY);
         int port = freePort();
         Process agent = node.start(home, port);
+        try {
+            measure(node, agent, port, trials);
+        }
+        finally {
+            stop(agent);
+            node.delete();
+        }
+    }
+
+    static void measure(Node node, Process agent, int port, int trials)
+            throws Exception
+    {
         node.awaitPatched(System.nanoTime());
         Thread.sleep(500);
         long rssStart = rssKib(agent.pid(), "VmRSS");
@@ -98,8 +114,6 @@ public class AgentBenchmark
                 rssStart / 1024, rssKib(agent.pid(), "VmRSS") / 1024, rssKib(agent.pid(), "VmHWM") / 1024);
         String metrics = new String(new ProcessBuilder("curl", "-s", "http://127.0.0.1:" + port + "/metrics").start().getInputStream().readAllBytes());
         metrics.lines().filter(l -> l.startsWith("cnichain_reaction_latency_seconds") && !l.contains("le=\"5.0\"")).forEach(l -> System.out.println("  agent's own histogram: " + l));
-        stop(agent);
-        node.delete();
     }
 
     static double percentile(List<Double> sorted, int p)
