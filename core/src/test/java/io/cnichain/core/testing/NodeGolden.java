@@ -142,7 +142,7 @@ public final class NodeGolden
             String name = entry.getFileName().toString();
             out.append("  ").append(name);
             if (Files.isSymbolicLink(entry)) {
-                out.append(" -> ").append(readLink(entry));
+                out.append(" -> ").append(TestNode.readLink(entry));
             }
             else if (Files.isDirectory(entry)) {
                 out.append("/ (").append(sorted(entry).size()).append(" entries)");
@@ -182,16 +182,6 @@ public final class NodeGolden
     {
         try (Stream<Path> list = Files.list(directory)) {
             return list.sorted((a, b) -> NodeSnapshot.BYTE_ORDER.compare(a.getFileName().toString(), b.getFileName().toString())).toList();
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String readLink(Path link)
-    {
-        try {
-            return Files.readSymbolicLink(link).toString();
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -274,7 +274,7 @@ public final class TestNode
         }
     }
 
-    private static String readLink(Path link)
+    static String readLink(Path link)
     {
         try {
             return Files.readSymbolicLink(link).toString();

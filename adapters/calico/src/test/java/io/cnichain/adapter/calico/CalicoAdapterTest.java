@@ -1,8 +1,7 @@
 package io.cnichain.adapter.calico;
 
-import io.cnichain.core.adapters.AdapterRegistry;
-import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.AdapterSmoke;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
@@ -39,13 +38,7 @@ class CalicoAdapterTest
     @Test
     void loadsThroughServiceLoaderAsTheAgentDoes()
     {
-        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
-        LoadedAdapter loaded = registry.find("calico").orElseThrow();
-        // The registry hands out every adapter behind the core's guard (time limit, containment).
-        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
-        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(CalicoAdapter.class);
-        assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
-        assertThat(registry.problems()).isEmpty();
+        LoadedAdapter loaded = AdapterSmoke.loadBuiltIn("calico", CalicoAdapter.class);
         assertThat(loaded.adapter().settingNames()).containsExactly("confFile");
     }
 

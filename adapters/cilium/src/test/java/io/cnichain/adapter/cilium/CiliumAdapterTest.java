@@ -1,8 +1,7 @@
 package io.cnichain.adapter.cilium;
 
-import io.cnichain.core.adapters.AdapterRegistry;
-import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.AdapterSmoke;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
@@ -36,13 +35,7 @@ class CiliumAdapterTest
     @Test
     void loadsThroughServiceLoaderAsTheAgentDoes()
     {
-        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
-        LoadedAdapter loaded = registry.find("cilium").orElseThrow();
-        // The registry hands out every adapter behind the core's guard (time limit, containment).
-        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
-        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(CiliumAdapter.class);
-        assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
-        assertThat(registry.problems()).isEmpty();
+        LoadedAdapter loaded = AdapterSmoke.loadBuiltIn("cilium", CiliumAdapter.class);
         assertThat(loaded.adapter().settingNames()).containsExactly("confFile");
         assertThat(loaded.adapter().fightHint()).hasValueSatisfying(hint -> assertThat(hint)
                 .contains("cni.exclusive=false", "cni-exclusive: \"false\"", "cilium-config"));

@@ -1,8 +1,7 @@
 package io.cnichain.adapter.generic;
 
-import io.cnichain.core.adapters.AdapterRegistry;
-import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.AdapterSmoke;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
@@ -34,13 +33,7 @@ class GenericSymlinkAdapterTest
     @Test
     void loadsThroughServiceLoaderAsTheAgentDoes()
     {
-        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
-        LoadedAdapter loaded = registry.find("generic-symlink").orElseThrow();
-        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
-        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(GenericSymlinkAdapter.class);
-        assertThat(loaded.state()).isEqualTo("enabled");
-        assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
-        assertThat(registry.problems()).isEmpty();
+        LoadedAdapter loaded = AdapterSmoke.loadBuiltIn("generic-symlink", GenericSymlinkAdapter.class);
         assertThat(loaded.adapter().settingNames()).isEmpty();
     }
 

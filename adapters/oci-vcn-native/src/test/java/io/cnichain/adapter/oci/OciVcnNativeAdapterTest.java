@@ -1,8 +1,7 @@
 package io.cnichain.adapter.oci;
 
-import io.cnichain.core.adapters.AdapterRegistry;
-import io.cnichain.core.adapters.GuardedAdapter;
 import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.testing.AdapterSmoke;
 import io.cnichain.core.testing.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.ConfigTarget;
@@ -35,13 +34,7 @@ class OciVcnNativeAdapterTest
     @Test
     void loadsThroughServiceLoaderAsTheAgentDoes()
     {
-        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
-        LoadedAdapter loaded = registry.find("oci-vcn-native").orElseThrow();
-        // The registry hands out every adapter behind the core's guard (time limit, containment).
-        assertThat(loaded.adapter()).isInstanceOf(GuardedAdapter.class);
-        assertThat(((GuardedAdapter) loaded.adapter()).adapterClass()).isEqualTo(OciVcnNativeAdapter.class);
-        assertThat(loaded.origin()).isEqualTo(LoadedAdapter.Origin.BUILT_IN);
-        assertThat(registry.problems()).isEmpty();
+        LoadedAdapter loaded = AdapterSmoke.loadBuiltIn("oci-vcn-native", OciVcnNativeAdapter.class);
         assertThat(loaded.adapter().settingNames()).isEmpty();
     }
 
