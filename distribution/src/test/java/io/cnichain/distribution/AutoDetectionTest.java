@@ -6,7 +6,7 @@ import io.cnichain.core.engine.DetectReport;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -206,7 +206,7 @@ class AutoDetectionTest
             return;
         }
         assertThat(installed.succeeded()).as(installed.toString()).isTrue();
-        List<Path> patched = report.targets().stream().map(t -> patchedFile(node, t.target())).toList();
+        List<Path> patched = report.targets().stream().map(t -> patchedFile(node, t.resolvedFile())).toList();
         assertThat(filesNaming(node)).as("exactly the files detect named were patched").containsExactlyInAnyOrderElementsOf(patched);
 
         assertThat(engine.uninstall().succeeded()).isTrue();

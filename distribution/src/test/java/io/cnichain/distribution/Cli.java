@@ -1,9 +1,9 @@
 package io.cnichain.distribution;
 
-import io.cnichain.core.cli.CliContext;
-import io.cnichain.core.cli.CniChainCli;
-import io.cnichain.core.logging.ConsoleLogging;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.cli.CliContext;
+import io.cnichain.cli.CniChainCli;
+import io.cnichain.cli.logging.ConsoleLogging;
+import io.cnichain.testkit.TestNode;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -2,8 +2,8 @@ package io.cnichain.distribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
-import io.cnichain.core.testing.PluginJarBuilder;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.PluginJarBuilder;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,8 +25,8 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
 
-import static io.cnichain.core.testing.PluginJarBuilder.adapterSource;
-import static io.cnichain.core.testing.PluginJarBuilder.plugin;
+import static io.cnichain.testkit.PluginJarBuilder.adapterSource;
+import static io.cnichain.testkit.PluginJarBuilder.plugin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -6,34 +6,45 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Platform knowledge for cni-chain: which CNI configuration files on a node are authoritative (the ones
- * the primary network plugin owns and the container runtime loads), and what the agent should know about
- * the platform's habits.
+ * Platform knowledge for cni-chain: which CNI configuration files on a node are authoritative (the ones the primary
+ * network plugin owns), how to recognise the platform, and its habits.
  *
- * <p>An adapter only <em>decides</em>. It never writes files, never resolves links itself and never parses
- * JSON itself: the core hands it a read-only {@link NodeView} with every fact already established, and the core
- * does every write. Adapters must be stateless and thread-safe, must not block, must not start threads, and must
- * return quickly: the core calls them on every reconcile, each call with a time limit (a few seconds). An adapter
- * that throws anything but an {@link AdapterException}, returns {@code null}, or does not return within the limit
- * is disabled and reported once, and the agent goes on with the other adapters; throw {@link AdapterException}
- * for a problem the adapter understood (it does not disable the adapter).
+ * <p><b>An adapter only decides.</b> It never writes files, never resolves links and never parses JSON itself: the
+ * core hands it a read-only {@link NodeView} with every fact already established, and the core does every write.
+ * Whatever an adapter returns, the core also patches the configuration the runtime really loads (the
+ * {@link NodeView#effectiveConfig() effective configuration}): an adapter adds files to patch, it never takes that one
+ * away.
  *
- * <p>Adapters are found by {@link java.util.ServiceLoader}: list the implementation class in
- * {@code META-INF/services/io.cnichain.spi.CniPlatformAdapter}. The same file serves adapters built into the
- * agent and adapters shipped as plugin jars in the agent's plugins directory. An implementation needs a public
- * no-argument constructor. A plugin jar declares {@code Plugin-Id}, {@code Plugin-Version} and
- * {@code Plugin-Requires} (the range of {@link SpiVersion SPI versions} it was built for) in its manifest,
- * depends on this SPI with scope {@code provided}, and sees only its own classes, this package, the SLF4J API and
- * the JDK: it must bundle any library it uses.
+ * <p><b>Calls.</b> Adapters must be stateless and thread-safe, must not block, sleep or start threads, and must
+ * return quickly: the core calls them on every reconcile, each call with a time limit (5 s). An adapter that throws
+ * anything but an {@link AdapterException}, returns {@code null}, or does not return within the limit is disabled and
+ * reported once, and the agent goes on with the other adapters. Throw {@link AdapterException} for a problem the
+ * adapter understood: an unusable setting ({@link AdapterException.Code#INVALID_SETTING}, reported as a configuration
+ * error), a file that does not resolve, and so on; it does not disable the adapter.
  *
- * <p>Every method with a default may be left alone; new optional capabilities arrive as new default methods,
- * so an adapter built against an older SPI of the same major version keeps working.
+ * <p><b>Finding adapters.</b> List the implementation class in
+ * {@code META-INF/services/io.cnichain.spi.CniPlatformAdapter}; it needs a public constructor without arguments. The
+ * same file serves adapters on the agent's class path ({@link java.util.ServiceLoader}) and adapters shipped as plugin
+ * jars in the agent's plugins directory (pf4j). A plugin jar declares {@code Plugin-Id}, {@code Plugin-Version} and
+ * {@code Plugin-Requires} (the range of {@link SpiVersion SPI versions} it was built for) in its manifest and depends
+ * on this SPI with scope {@code provided}.
+ *
+ * <p><b>What a plugin sees.</b> Its own jar first (classes and, in a pf4j zip, {@code lib/*.jar}), then exactly three
+ * things from outside: this package {@code io.cnichain.spi}, the SLF4J API ({@code org.slf4j}, version 2) whose lines
+ * go to the agent's log, and the JDK's platform modules. Nothing else of the agent (no Jackson, no SnakeYAML, no
+ * pf4j, no core classes): bundle any library it uses.
+ *
+ * <p><b>Settings.</b> Every method that decides receives the adapter's {@link AdapterSettings}, already checked
+ * against {@link #settingNames()}.
+ *
+ * <p>Every method with a default may be left alone. New optional capabilities arrive as new default methods, so an
+ * adapter built against an older SPI of the same major version keeps working (see {@link SpiVersion}).
  */
 public interface CniPlatformAdapter
 {
     /**
      * The stable identifier of this adapter, used in configuration ({@code adapter: cilium}) and in logs.
-     * Lower case letters, digits and dashes; never changes between releases.
+     * Lower-case letters, digits and dashes; never changes between releases.
      *
      * @return the adapter's name, for example {@code "generic-symlink"}
      */
@@ -50,9 +61,8 @@ public interface CniPlatformAdapter
     }
 
     /**
-     * The setting keys this adapter understands under {@code adapters.<name>} in the YAML configuration.
-     * The core rejects any other key with an error that names the adapter and the key, so a typo never
-     * passes silently.
+     * The setting keys this adapter understands under {@code adapters.<name>} in the YAML configuration. The core
+     * rejects any other key with an error that names the adapter and the key, so a typo never passes silently.
      *
      * @return the accepted keys; empty when the adapter takes no settings
      */
@@ -62,50 +72,34 @@ public interface CniPlatformAdapter
     }
 
     /**
-     * Scores how well this adapter matches the node, for automatic selection. A score of zero means "this is
-     * not my platform". The adapter with the highest score wins; the evidence is shown to the operator by
-     * {@code cni-chain detect}, so each item should name the file or binary it saw.
-     *
-     * <p>Suggested scale: 100 and more when the platform's own configuration file is present, 50 for its
-     * binaries or plugin types seen inside a configuration, 10 for weak hints such as leftovers.
-     *
-     * @param node read-only facts about the node
-     * @return the score and the evidence behind it; {@link Detection#none()} when nothing matched
-     */
-    Detection detect(NodeView node);
-
-    /**
-     * The configuration files to patch on this node, in the order they should be patched. Each target names
-     * the file as seen in the configuration directory and the regular file it resolves to; use the
-     * {@link ConfigEntry} objects of the {@link NodeView}, which already carry the resolution. Return an empty
-     * list when there is nothing to patch (for example before the primary network plugin has written its file):
-     * the core then creates nothing.
+     * Scores how well this adapter matches the node, for automatic selection: add up the published weights of
+     * {@link Detection} ({@link Detection#PLATFORM_FILE}, {@link Detection#PLATFORM_BINARY},
+     * {@link Detection#PLATFORM_PLUGIN_LOADED}, {@link Detection#HINT}) for what you saw, with one item of evidence
+     * each, naming the file or binary; {@code cni-chain detect} shows them to the operator. Zero means "not my
+     * platform".
      *
      * @param node     read-only facts about the node
-     * @param settings this adapter's settings from the configuration, already checked against
-     *                 {@link #settingNames()}
+     * @param settings this adapter's settings
+     * @return the score and the evidence behind it; {@link Detection#none()} when nothing matched
+     */
+    Detection detect(NodeView node, AdapterSettings settings);
+
+    /**
+     * The configuration files the platform owns on this node, in the order they should be patched: entries of the
+     * {@link NodeView}, which carry their resolution. Return an empty list when there is nothing (for example before
+     * the primary network plugin has written its file): the core then creates nothing.
+     *
+     * @param node     read-only facts about the node
+     * @param settings this adapter's settings
      * @return the files to patch, possibly empty
-     * @throws AdapterException when a setting is unusable
+     * @throws AdapterException when a setting is unusable ({@link AdapterException.Code#INVALID_SETTING})
      */
     List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings);
 
     /**
-     * Whether a file name in the configuration directory is never a configuration on this platform, in
-     * addition to the core's own rules (dot-files, {@code *.tmp}, {@code *.cilium_bak}, kubeconfigs and so on).
-     * The agent ignores events on such names.
-     *
-     * @param fileName a file name (no directory)
-     * @return {@code true} to ignore the name; the default ignores nothing beyond the core's rules
-     */
-    default boolean ignores(String fileName)
-    {
-        return false;
-    }
-
-    /**
-     * Directories outside the configuration directory that the agent should watch on this platform, for
-     * example a directory where the platform prepares its file before moving it into place. Directories of
-     * symlink targets are watched by the core already.
+     * Directories outside the configuration directory that the agent should watch on this platform, for example a
+     * directory where the platform prepares its file before moving it into place. The core already watches the
+     * configuration directory and the directory of every file and link on the way to what it patches.
      *
      * @param node     read-only facts about the node
      * @param settings this adapter's settings
@@ -117,35 +111,37 @@ public interface CniPlatformAdapter
     }
 
     /**
-     * Whether a target that parses is complete enough to patch. Some platforms write their file in several
-     * steps; an adapter that knows what a finished file looks like can tell the core to wait for the next
-     * change instead of patching a file the platform is still writing. The core never patches a file that
-     * does not parse, whatever this method says.
+     * Whether a file that parses is complete enough to patch. Some platforms write their file in several steps; an
+     * adapter that knows what a finished file looks like can tell the core to wait for the next change instead of
+     * patching a file the platform is still writing. The core never patches a file that does not parse, whatever this
+     * method says, and asks only about files this adapter named.
      *
-     * @param target the file about to be patched
-     * @param config what the core parsed from it
+     * @param target   the file about to be patched
+     * @param config   what the core parsed from it
+     * @param settings this adapter's settings
      * @return a reason to wait, or empty when the file may be patched (the default)
      */
-    default Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
+    default Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
     {
         return Optional.empty();
     }
 
     /**
-     * Warnings about the node that an operator should see in {@code cni-chain detect}, for example a mode of
-     * the platform that fights chained plugins.
+     * Warnings about the node that an operator should see in {@code cni-chain detect} and in the agent's log, for
+     * example a mode of the platform that fights chained plugins.
      *
-     * @param node read-only facts about the node
+     * @param node     read-only facts about the node
+     * @param settings this adapter's settings
      * @return human-readable warnings; empty by default
      */
-    default List<String> warnings(NodeView node)
+    default List<String> warnings(NodeView node, AdapterSettings settings)
     {
         return List.of();
     }
 
     /**
-     * What the operator should change when another writer keeps undoing the agent's patch on this platform,
-     * printed when the agent backs off from such a fight.
+     * What the operator should change when another writer keeps undoing the agent's patch on this platform, printed
+     * when the agent backs off from such a fight.
      *
      * @return a one-line hint naming the platform setting to change; empty by default
      */

@@ -11,23 +11,23 @@ import static java.util.Objects.requireNonNull;
  *
  * @param name            the file name
  * @param path            the host path of the entry itself
- * @param kind            what the entry itself is (a link is {@link EntryKind#SYMLINK} whatever it points to)
- * @param linkChain       the host paths of every symlink followed, starting with the entry when it is a link;
- *                        empty for a regular file
- * @param target          the host path of the regular file the entry resolves to, when resolution succeeded
- *                        and the target is one the core accepts (inside the allowed roots, a regular file)
- * @param problem         why there is no target (dangling link, loop, outside the allowed roots, a FIFO...),
- *                        as one line naming the file and the reason
- * @param runtimeLoadable whether a container runtime would consider this name a configuration
- *                        ({@code .conf}, {@code .conflist} or {@code .json}, not a name that is never a
- *                        configuration)
+ * @param kind            what the entry itself is (a symlink is {@link EntryKind#SYMLINK} whatever it points to)
+ * @param linkChain       the host path of every symlink followed on the way, in order; empty when no link was
+ *                        followed
+ * @param resolvedFile    the host path of the regular file at the end of the chain, when the core accepts it
+ *                        (inside the allowed roots, a regular file, no loop); for a regular file, its own path
+ * @param problem         why there is no resolved file (dangling link, loop, outside the allowed roots, a FIFO, a
+ *                        directory...), as one line naming the file and the reason
+ * @param runtimeLoadable whether a container runtime considers the name a configuration: it ends in
+ *                        {@code .conf}, {@code .conflist} or {@code .json} and is not a name that is never a
+ *                        configuration (see {@link NodeView#isNeverConfig(String)})
  */
 public record ConfigEntry(
         String name,
         Path path,
         EntryKind kind,
         List<Path> linkChain,
-        Optional<Path> target,
+        Optional<Path> resolvedFile,
         Optional<String> problem,
         boolean runtimeLoadable)
 {
@@ -37,17 +37,17 @@ public record ConfigEntry(
         requireNonNull(path, "path is null");
         requireNonNull(kind, "kind is null");
         linkChain = List.copyOf(requireNonNull(linkChain, "linkChain is null"));
-        requireNonNull(target, "target is null");
+        requireNonNull(resolvedFile, "resolvedFile is null");
         requireNonNull(problem, "problem is null");
-        if (target.isPresent() == problem.isPresent()) {
-            throw new IllegalArgumentException("exactly one of target and problem must be present for " + path);
+        if (resolvedFile.isPresent() == problem.isPresent()) {
+            throw new IllegalArgumentException("exactly one of resolvedFile and problem must be present for " + path);
         }
     }
 
     /**
      * @return whether the entry itself is a symbolic link
      */
-    public boolean isLink()
+    public boolean isSymlink()
     {
         return kind == EntryKind.SYMLINK;
     }
@@ -57,15 +57,15 @@ public record ConfigEntry(
      */
     public boolean resolves()
     {
-        return target.isPresent();
+        return resolvedFile.isPresent();
     }
 
     /**
-     * @return the file name of the resolved target, when there is one (for a regular file, its own name)
+     * @return the file name of the resolved file, when there is one (for a regular file, its own name)
      */
-    public Optional<String> targetName()
+    public Optional<String> resolvedFileName()
     {
-        return target.map(t -> t.getFileName().toString());
+        return resolvedFile.map(file -> file.getFileName().toString());
     }
 
     /** What a directory entry is, without following links. */

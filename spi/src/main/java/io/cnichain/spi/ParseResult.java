@@ -5,61 +5,74 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What the core read from a configuration file, with the container runtime's validity rules applied.
- *
- * @param status whether the file is a usable configuration
- * @param config the configuration's summary when {@code status} is {@link Status#VALID}
- * @param error  why the file is not usable, as one line, when it is not
+ * What the core read from a configuration file, with the container runtime's rules applied: either a
+ * {@link Valid} configuration or a {@link Failed} read with its reason.
  */
-public record ParseResult(Status status, Optional<CniConfig> config, Optional<String> error)
+public sealed interface ParseResult
+        permits ParseResult.Valid, ParseResult.Failed
 {
-    public ParseResult
+    /**
+     * @return whether the file is a configuration the runtime would load
+     */
+    default boolean isValid()
     {
-        requireNonNull(status, "status is null");
-        requireNonNull(config, "config is null");
-        requireNonNull(error, "error is null");
-        if ((status == Status.VALID) != config.isPresent() || config.isPresent() == error.isPresent()) {
-            throw new IllegalArgumentException("a valid result has a config and no error, any other has an error");
+        return this instanceof Valid;
+    }
+
+    /**
+     * @return the configuration's summary, when the file is valid
+     */
+    default Optional<CniConfig> config()
+    {
+        return this instanceof Valid valid ? Optional.of(valid.summary()) : Optional.empty();
+    }
+
+    /**
+     * @return why the file is not usable, as one line, when it is not
+     */
+    default Optional<String> error()
+    {
+        return this instanceof Failed failed ? Optional.of(failed.message()) : Optional.empty();
+    }
+
+    /**
+     * The file parses and is a valid CNI configuration.
+     *
+     * @param summary what the configuration holds
+     */
+    record Valid(CniConfig summary)
+            implements ParseResult
+    {
+        public Valid
+        {
+            requireNonNull(summary, "summary is null");
         }
     }
 
     /**
-     * @param config the parsed configuration
-     * @return a valid result
+     * The file is not a configuration the runtime would load.
+     *
+     * @param reason  what kind of failure
+     * @param message one line naming the file and the reason
      */
-    public static ParseResult valid(CniConfig config)
+    record Failed(Reason reason, String message)
+            implements ParseResult
     {
-        return new ParseResult(Status.VALID, Optional.of(config), Optional.empty());
+        public Failed
+        {
+            requireNonNull(reason, "reason is null");
+            requireNonNull(message, "message is null");
+        }
     }
 
-    /**
-     * @param status a status other than {@link Status#VALID}
-     * @param error  the reason, one line
-     * @return a failed result
-     */
-    public static ParseResult failed(Status status, String error)
+    /** Why a read failed. */
+    enum Reason
     {
-        return new ParseResult(status, Optional.empty(), Optional.of(error));
-    }
-
-    /**
-     * @return whether the file is a configuration the runtime would load
-     */
-    public boolean isValid()
-    {
-        return status == Status.VALID;
-    }
-
-    /** How a read ended. */
-    public enum Status
-    {
-        /** The file parses and is a valid CNI configuration. */
-        VALID,
         /** The file was read but is not valid JSON or not a valid CNI configuration. */
         INVALID,
         /** The file is larger than the core reads. */
         TOO_LARGE,
-        /** The file does not resolve to a readable regular file (see the entry's problem). */
+        /** The entry does not resolve to a readable regular file (see the entry's problem). */
         UNREADABLE,
     }
 }

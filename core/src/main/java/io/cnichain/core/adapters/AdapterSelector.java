@@ -3,6 +3,7 @@ package io.cnichain.core.adapters;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.config.AdapterChoice;
+import io.cnichain.core.config.AdapterConfig;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.ConfigTarget;
@@ -14,9 +15,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
@@ -40,16 +39,16 @@ public final class AdapterSelector
     private static final Logger log = LoggerFactory.getLogger(AdapterSelector.class);
 
     private final AdapterRegistry registry;
-    private final Function<String, AdapterSettings> settings;
+    private final AdapterConfig config;
 
     /**
      * @param registry the adapters
-     * @param settings each adapter's settings, by name (already validated)
+     * @param config   each adapter's settings (already validated against the adapter's setting names)
      */
-    public AdapterSelector(AdapterRegistry registry, Map<String, Map<String, String>> settings)
+    public AdapterSelector(AdapterRegistry registry, AdapterConfig config)
     {
         this.registry = requireNonNull(registry, "registry is null");
-        this.settings = name -> new AdapterSettings(name, settings.getOrDefault(name, Map.of()));
+        this.config = requireNonNull(config, "config is null");
     }
 
     /**
@@ -133,16 +132,23 @@ public final class AdapterSelector
                 }
             }
         }
-        return new Selection(chosen, why, candidates, targets, notes, failure);
+        return new Selection(chosen, settingsFor(chosen), why, candidates, targets, notes, warnings(chosen, node), failure);
     }
 
-    /**
-     * @param adapter an adapter
-     * @return its settings
-     */
-    public AdapterSettings settingsFor(LoadedAdapter adapter)
+    private AdapterSettings settingsFor(LoadedAdapter adapter)
     {
-        return settings.apply(adapter.name());
+        return config.settingsFor(adapter.name());
+    }
+
+    /** The chosen adapter's warnings about the node; an adapter that fails here is one more warning. */
+    private List<String> warnings(LoadedAdapter adapter, NodeView node)
+    {
+        try {
+            return List.copyOf(adapter.adapter().warnings(node, settingsFor(adapter)));
+        }
+        catch (RuntimeException e) {
+            return List.of("adapter " + adapter.name() + " failed to list warnings: " + e.getMessage());
+        }
     }
 
     private List<ConfigTarget> chosenTargets(LoadedAdapter adapter, NodeView node)
@@ -164,7 +170,7 @@ public final class AdapterSelector
     private Candidate detect(LoadedAdapter adapter, NodeView node)
     {
         try {
-            return new Candidate(adapter, requireNonNull(adapter.adapter().detect(node), "detect returned null"), Optional.empty());
+            return new Candidate(adapter, requireNonNull(adapter.adapter().detect(node, settingsFor(adapter)), "detect returned null"), Optional.empty());
         }
         catch (RuntimeException e) {
             String failure = describe(adapter, e);
@@ -194,19 +200,25 @@ public final class AdapterSelector
      * What the selector decided.
      *
      * @param chosen     the deciding adapter
+     * @param settings   its settings
      * @param why        why it was chosen
      * @param candidates the adapters considered, with their detections
      * @param targets    the files it wants patched
      * @param notes      ties, and other adapters that would patch something when the chosen one does not
+     * @param warnings   the chosen adapter's warnings about the node
      * @param failure    why the chosen adapter could not list its files, if it failed
      */
-    public record Selection(LoadedAdapter chosen, String why, List<Candidate> candidates, List<ConfigTarget> targets, List<String> notes, Optional<String> failure)
+    public record Selection(LoadedAdapter chosen, AdapterSettings settings, String why, List<Candidate> candidates, List<ConfigTarget> targets,
+            List<String> notes, List<String> warnings, Optional<String> failure)
     {
         public Selection
         {
+            requireNonNull(chosen, "chosen is null");
+            requireNonNull(settings, "settings is null");
             candidates = List.copyOf(candidates);
             targets = List.copyOf(targets);
             notes = List.copyOf(notes);
+            warnings = List.copyOf(warnings);
         }
     }
 }

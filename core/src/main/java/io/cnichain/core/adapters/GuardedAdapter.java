@@ -147,10 +147,10 @@ public final class GuardedAdapter
     }
 
     @Override
-    public Detection detect(NodeView node)
+    public Detection detect(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return call("detect", () -> delegate.detect(view));
+        return call("detect", () -> delegate.detect(view, settings));
     }
 
     @Override
@@ -161,12 +161,6 @@ public final class GuardedAdapter
     }
 
     @Override
-    public boolean ignores(String fileName)
-    {
-        return call("ignores", () -> delegate.ignores(fileName));
-    }
-
-    @Override
     public Set<Path> watchDirectories(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
@@ -174,16 +168,16 @@ public final class GuardedAdapter
     }
 
     @Override
-    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
+    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
     {
-        return call("incompleteReason", () -> delegate.incompleteReason(target, config));
+        return call("incompleteReason", () -> delegate.incompleteReason(target, config, settings));
     }
 
     @Override
-    public List<String> warnings(NodeView node)
+    public List<String> warnings(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return List.copyOf(call("warnings", () -> delegate.warnings(view)));
+        return List.copyOf(call("warnings", () -> delegate.warnings(view, settings)));
     }
 
     @Override

@@ -48,8 +48,8 @@ public final class Agent
             throws IOException
     {
         Optional<HealthServer> health = Optional.empty();
-        if (config.healthPort() > 0) {
-            HealthServer server = new HealthServer(config.healthPort(), status, metrics);
+        if (config.run().healthPort() > 0) {
+            HealthServer server = new HealthServer(config.run().healthPort(), status, metrics);
             server.start();
             health = Optional.of(server);
         }
@@ -68,7 +68,7 @@ public final class Agent
             log.error("The reconcile loop ended without a stop signal; exiting");
             return 1;
         }
-        if (!config.cleanupOnShutdown()) {
+        if (!config.run().cleanupOnShutdown()) {
             log.info("Leaving the CNI configuration, kubeconfig and binaries in place (cleanupOnShutdown: false). Exiting.");
             return 0;
         }
@@ -88,11 +88,11 @@ public final class Agent
             Runtime.getRuntime().halt(1);
         }
         log.info("SIG{} received; stopping watches, then {}", signal.getName(),
-                config.cleanupOnShutdown() ? "removing what we installed" : "exiting without cleanup");
+                config.run().cleanupOnShutdown() ? "removing what we installed" : "exiting without cleanup");
         Thread watchdog = new Thread(() -> {
             try {
-                Thread.sleep(config.shutdownTimeout().toMillis());
-                log.error("Shutdown did not finish within {} s; exiting with cleanup unfinished", config.shutdownTimeout().toSeconds());
+                Thread.sleep(config.run().shutdownTimeout().toMillis());
+                log.error("Shutdown did not finish within {} s; exiting with cleanup unfinished", config.run().shutdownTimeout().toSeconds());
                 Runtime.getRuntime().halt(1);
             }
             catch (InterruptedException ignored) {

@@ -88,10 +88,10 @@ public final class ReconcileLoop
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.fights = new FightTracker(fightPolicy);
-        this.reader = new BoundedFileReader(config.maxConfigBytes());
-        this.confDir = host.toContainer(config.confDir());
-        this.serviceAccountDir = config.serviceAccountDir();
-        this.binDir = host.toContainer(config.binDir());
+        this.reader = new BoundedFileReader(config.paths().maxConfigBytes());
+        this.confDir = host.toContainer(config.paths().confDir());
+        this.serviceAccountDir = config.apiServer().serviceAccountDir();
+        this.binDir = host.toContainer(config.paths().binDir());
     }
 
     /**
@@ -103,7 +103,7 @@ public final class ReconcileLoop
         try {
             // Armed before the first scan: anything written from now on produces an event we will see.
             watches.want(wantedDirectories());
-            log.info("Watching {} (and {} for token rotation, {} for our binary)", config.confDir(), serviceAccountDir, config.binDir());
+            log.info("Watching {} (and {} for token rotation, {} for our binary)", config.paths().confDir(), serviceAccountDir, config.paths().binDir());
             Batch startup = new Batch();
             startup.reconcile = true;
             startup.reason = "startup";
@@ -238,10 +238,10 @@ public final class ReconcileLoop
         }
         if (directory.equals(binDir)) {
             handled = true;
-            if (engine.binaryNames().contains(name)) {
+            if (engine.installer().binaryNames().contains(name)) {
                 // Our own write echoes here too: the check compares bytes with the source and writes only on a
                 // difference, so the echo costs a comparison and nothing more.
-                log.debug("Detected event: {} {}; checking our binaries", event.kind(), config.binDir().resolve(name));
+                log.debug("Detected event: {} {}; checking our binaries", event.kind(), config.paths().binDir().resolve(name));
                 binariesDirty = true;
                 batch.reconcile = true;
             }
@@ -259,7 +259,7 @@ public final class ReconcileLoop
             batch.reconcile = true;
             return;
         }
-        if (ConfigNames.isNeverConfig(name) || adapterIgnores(name)) {
+        if (ConfigNames.isNeverConfig(name)) {
             log.debug("Ignoring event: {} {}; not a configuration", event.kind(), hostPath);
             return;
         }
@@ -271,16 +271,6 @@ public final class ReconcileLoop
         batch.reconcile = true;
         if (batch.firstEventNanos == 0) {
             batch.firstEventNanos = batch.createdNanos;
-        }
-    }
-
-    private boolean adapterIgnores(String name)
-    {
-        try {
-            return engine.registry().find(lastAdapter).map(a -> a.adapter().ignores(name)).orElse(false);
-        }
-        catch (RuntimeException e) {
-            return false;
         }
     }
 
@@ -333,11 +323,11 @@ public final class ReconcileLoop
         if (selection.targets().isEmpty()) {
             if (!saidNoPrimary) {
                 log.info("No active CNI configuration files found in {}; waiting for the primary network plugin to write one (nothing is created until then)",
-                        config.confDir());
+                        config.paths().confDir());
                 saidNoPrimary = true;
             }
             active = false;
-            notReady.add("no primary CNI configuration in " + config.confDir() + " yet");
+            notReady.add("no primary CNI configuration in " + config.paths().confDir() + " yet");
             finish(batch, selection, notReady, "nothing");
             return;
         }
@@ -349,7 +339,7 @@ public final class ReconcileLoop
         }
         if (binariesDirty) {
             try {
-                engine.installBinaries();
+                engine.installer().installBinaries();
                 binariesDirty = false;
             }
             catch (CniChainException e) {
@@ -359,7 +349,7 @@ public final class ReconcileLoop
         }
         if (kubeconfigDirty) {
             try {
-                engine.ensureKubeconfig();
+                engine.installer().ensureKubeconfig();
                 kubeconfigDirty = false;
             }
             catch (CniChainException e) {
@@ -367,7 +357,7 @@ public final class ReconcileLoop
                 notReady.add(e.getMessage());
             }
         }
-        Optional<String> missing = engine.missingPrerequisite();
+        Optional<String> missing = engine.installer().missingPrerequisite();
         if (missing.isPresent()) {
             log.error("Not patching any configuration: {}", missing.get());
             notReady.add(missing.get());
@@ -402,7 +392,7 @@ public final class ReconcileLoop
         boolean real = false;
         for (Map.Entry<Path, String> file : batch.files.entrySet()) {
             ConfigEntry entry = snapshot.inspect(file.getKey());
-            Optional<Path> target = entry.target();
+            Optional<Path> target = entry.resolvedFile();
             if (target.isPresent()) {
                 Path resolved = target.get();
                 Optional<String> hash = hashOf(resolved);
@@ -417,7 +407,7 @@ public final class ReconcileLoop
                 }
                 log.info("New/changed file [{}] detected; re-installing", file.getKey());
             }
-            else if (!entry.isLink() && entry.problem().map(p -> p.endsWith("does not exist")).orElse(false)) {
+            else if (!entry.isSymlink() && entry.problem().map(p -> p.endsWith("does not exist")).orElse(false)) {
                 log.info("Detected event: {} {}; the file is gone", file.getValue(), file.getKey());
             }
             else {
@@ -435,7 +425,7 @@ public final class ReconcileLoop
      */
     private String patch(ConfigTarget target, Selection selection, Batch batch)
     {
-        Path file = target.target();
+        Path file = target.resolvedFile();
         long now = System.nanoTime();
         Optional<Long> blocked = fights.blockedUntil(file, now);
         if (blocked.isPresent()) {
@@ -443,7 +433,7 @@ public final class ReconcileLoop
             return fightReason(file, selection);
         }
         Optional<WriteLedger.Entry> before = ledger.last(file);
-        FileOutcome outcome = engine.patch(target, selection.chosen().adapter());
+        FileOutcome outcome = engine.installer().patch(target, selection.chosen(), selection.settings());
         long written = System.nanoTime();
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
@@ -521,7 +511,7 @@ public final class ReconcileLoop
         Map<Path, Set<String>> names = new LinkedHashMap<>();
         NodeSnapshot snapshot = engine.snapshot();
         for (ConfigTarget target : selection.targets()) {
-            Path targetFile = host.toContainer(target.target());
+            Path targetFile = host.toContainer(target.resolvedFile());
             names.computeIfAbsent(targetFile.getParent(), d -> new HashSet<>()).add(targetFile.getFileName().toString());
             // Every link on the way: re-pointing one changes what the runtime loads without a word in the conf dir.
             for (Path link : snapshot.inspect(target.path()).linkChain()) {
@@ -530,7 +520,7 @@ public final class ReconcileLoop
             }
         }
         try {
-            for (Path extra : selection.chosen().adapter().watchDirectories(snapshot, engine.adapterSettings(selection.chosen()))) {
+            for (Path extra : selection.chosen().adapter().watchDirectories(snapshot, selection.settings())) {
                 names.computeIfAbsent(host.toContainer(extra), d -> new HashSet<>());
             }
         }

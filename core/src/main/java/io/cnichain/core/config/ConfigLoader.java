@@ -61,11 +61,12 @@ public final class ConfigLoader
     /**
      * @param file  the YAML file ({@code --config}), if any
      * @param env   the environment
-     * @param flags the command-line values
+     * @param flags the command-line values, by flag name ({@code --host-root}); a flag without a value (such as
+     *              {@code --no-cleanup}) has the value {@code true}
      * @return the merged configuration
      * @throws CniChainException with {@link ErrorCode#BAD_CONFIG} naming the key and the source
      */
-    public static AgentConfig load(Optional<Path> file, Map<String, String> env, ConfigOverrides flags)
+    public static AgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> flags)
     {
         Builder builder = new Builder();
         file.ifPresent(path -> applyYaml(builder, path));
@@ -248,16 +249,39 @@ public final class ConfigLoader
         return new PluginEntry(object, source);
     }
 
-    private static void applyFlags(Builder b, ConfigOverrides flags)
+    private static void applyFlags(Builder b, Map<String, String> flags)
     {
-        flags.hostRoot().ifPresent(p -> b.hostRoot = absolute(p.toString(), "--host-root"));
-        flags.confDir().ifPresent(p -> b.confDir = absolute(p.toString(), "--conf-dir"));
-        flags.binDir().ifPresent(p -> b.binDir = absolute(p.toString(), "--bin-dir"));
-        flags.adapter().ifPresent(names -> b.adapter = adapterChoice(names, "--adapter"));
-        flags.serviceAccountDir().ifPresent(p -> b.serviceAccountDir = absolute(p.toString(), "--service-account-dir"));
-        flags.pluginsDir().ifPresent(p -> b.pluginsDir = absolute(p.toString(), "--plugins-dir"));
-        flags.logLevel().ifPresent(v -> b.logLevel = oneOf(v, LOG_LEVELS, "--log-level"));
-        flags.logFormat().ifPresent(v -> b.logFormat = oneOf(v, LOG_FORMATS, "--log-format"));
+        flags.forEach((flag, v) -> {
+            switch (flag) {
+                case "--host-root" -> b.hostRoot = absolute(v, flag);
+                case "--conf-dir" -> b.confDir = absolute(v, flag);
+                case "--bin-dir" -> b.binDir = absolute(v, flag);
+                case "--adapter" -> b.adapter = adapterChoice(List.of(v.split(",", -1)), flag);
+                case "--service-account-dir" -> b.serviceAccountDir = absolute(v, flag);
+                case "--plugins-dir" -> b.pluginsDir = absolute(v, flag);
+                case "--log-level" -> b.logLevel = oneOf(v, LOG_LEVELS, flag);
+                case "--log-format" -> b.logFormat = oneOf(v, LOG_FORMATS, flag);
+                case "--health-port" -> b.healthPort = (int) integer(v, 0, 65535, flag);
+                case "--no-cleanup" -> b.cleanupOnShutdown = !bool(v, flag);
+                case "--shutdown-timeout" -> b.shutdownTimeout = Duration.ofSeconds(integer(v, 1, 3600, flag));
+                default -> throw new IllegalArgumentException("no setting has the flag " + flag);
+            }
+        });
+    }
+
+    static long integer(String value, long min, long max, String source)
+    {
+        long n;
+        try {
+            n = Long.parseLong(value.trim());
+        }
+        catch (NumberFormatException e) {
+            throw bad(source, "'" + value + "' is not a whole number");
+        }
+        if (n < min || n > max) {
+            throw bad(source, n + " is outside " + min + ".." + max);
+        }
+        return n;
     }
 
     private static AdapterChoice adapterChoice(List<String> names, String source)
@@ -540,10 +564,14 @@ public final class ConfigLoader
         {
             // The conf dir's parent tree by default: it holds the conf dir and the platforms' real files beside it.
             List<Path> roots = allowedRoots.orElse(List.of(confDir.getParent() == null ? confDir : confDir.getParent()));
-            KubeconfigSettings kubeconfig = new KubeconfigSettings(kubeconfigEnabled, kubeconfigName, kubeconfigMode, caFile,
-                    skipTlsVerify, protocol, serviceHost, servicePort);
-            return new AgentConfig(file, adapter, hostRoot, confDir, binDir, sourceBinDir, pluginsDir, serviceAccountDir, roots,
-                    maxConfigBytes, plugin, kubeconfig, adapterSettings, logLevel, logFormat, healthPort, cleanupOnShutdown, shutdownTimeout, adapterOverrides);
+            return new AgentConfig(file,
+                    new NodePaths(hostRoot, confDir, binDir, sourceBinDir, roots, maxConfigBytes),
+                    new AdapterConfig(adapter, pluginsDir, adapterSettings, adapterOverrides),
+                    plugin,
+                    new KubeconfigSettings(kubeconfigEnabled, kubeconfigName, kubeconfigMode),
+                    new ApiServerSettings(serviceAccountDir, caFile, skipTlsVerify, protocol, serviceHost, servicePort),
+                    new RunSettings(healthPort, cleanupOnShutdown, shutdownTimeout),
+                    new LogSettings(logLevel, logFormat));
         }
     }
 }

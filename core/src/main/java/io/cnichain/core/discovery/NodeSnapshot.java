@@ -164,10 +164,10 @@ public final class NodeSnapshot
      */
     public Loaded load(ConfigEntry entry)
     {
-        Optional<Path> readable = entry.target().or(() -> Optional.ofNullable(readableOnly.get(entry.path())));
+        Optional<Path> readable = entry.resolvedFile().or(() -> Optional.ofNullable(readableOnly.get(entry.path())));
         if (readable.isEmpty()) {
             return new Loaded(Optional.empty(), Optional.empty(),
-                    ParseResult.failed(ParseResult.Status.UNREADABLE, entry.problem().orElseThrow()));
+                    new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()));
         }
         Path target = readable.get();
         // The target is parsed under the name the runtime loads it by (the link's name decides the format).
@@ -182,15 +182,15 @@ public final class NodeSnapshot
             bytes = reader.read(layout.host().toContainer(target), target);
         }
         catch (CniChainException e) {
-            ParseResult.Status status = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Status.TOO_LARGE : ParseResult.Status.UNREADABLE;
-            return new Loaded(Optional.empty(), Optional.empty(), ParseResult.failed(status, e.getMessage()));
+            ParseResult.Reason reason = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Reason.TOO_LARGE : ParseResult.Reason.UNREADABLE;
+            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(reason, e.getMessage()));
         }
         try {
             LoadedConfig config = CniConfigParser.parse(loadName, bytes);
-            return new Loaded(Optional.of(bytes), Optional.of(config), ParseResult.valid(config.summary()));
+            return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()));
         }
         catch (CniConfigParser.InvalidConfigException e) {
-            return new Loaded(Optional.of(bytes), Optional.empty(), ParseResult.failed(ParseResult.Status.INVALID, target + ": " + e.getMessage()));
+            return new Loaded(Optional.of(bytes), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
         }
     }
 

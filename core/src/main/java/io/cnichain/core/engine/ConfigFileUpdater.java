@@ -11,6 +11,7 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
+import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
@@ -48,16 +49,17 @@ final class ConfigFileUpdater
         this.writer = requireNonNull(writer, "writer is null");
     }
 
-    FileOutcome install(ConfigTarget target, ObjectNode entry, CniPlatformAdapter adapter)
+    FileOutcome install(ConfigTarget target, ObjectNode entry, CniPlatformAdapter adapter, AdapterSettings settings)
     {
-        if (target.isLinked()) {
-            log.info("File {} resolves to {}", target.path(), target.target());
+        Path file = target.resolvedFile();
+        if (!target.path().equals(file)) {
+            log.info("File {} resolves to {}", target.path(), file);
         }
-        String loadName = loadName(target.path(), target.target());
-        String targetName = target.target().getFileName().toString();
+        String loadName = loadName(target.path(), file);
+        String targetName = file.getFileName().toString();
         byte[] bytes;
         try {
-            bytes = reader.read(host.toContainer(target.target()), target.target());
+            bytes = reader.read(host.toContainer(file), file);
         }
         catch (CniChainException e) {
             return new FileOutcome(target.path(), e.code() == ErrorCode.IO ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED, e.getMessage(), List.of());
@@ -67,21 +69,21 @@ final class ConfigFileUpdater
             loaded = CniConfigParser.parse(loadName, bytes);
         }
         catch (CniConfigParser.InvalidConfigException e) {
-            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, target.target() + ": " + e.getMessage() + "; not patched", List.of());
+            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, file + ": " + e.getMessage() + "; not patched", List.of());
         }
         Optional<String> incomplete;
         try {
-            incomplete = adapter.incompleteReason(target, loaded.summary());
+            incomplete = adapter.incompleteReason(target, loaded.summary(), settings);
         }
         catch (RuntimeException e) {
             // A failing adapter (see GuardedAdapter) stops this file, not the pass.
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "adapter " + adapter.name() + ": " + e.getMessage() + "; not patched", List.of());
         }
         if (incomplete.isPresent()) {
-            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, target.target() + ": not complete yet: " + incomplete.get(), List.of());
+            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, file + ": not complete yet: " + incomplete.get(), List.of());
         }
         PatchPlan plan = ConfigFilePatcher.planInstall(loaded, loadName, targetName, entry);
-        return carryOut(target.path(), target.target(), bytes, plan, entry.get("type").asText(), true);
+        return carryOut(target.path(), file, bytes, plan, entry.get("type").asText(), true);
     }
 
     FileOutcome uninstall(Path path, Path target, String type)
@@ -111,7 +113,7 @@ final class ConfigFileUpdater
             if (plan instanceof PatchPlan.Refused refused) {
                 // On uninstall a file we cannot parse is only a failure when it may still name our plugin.
                 boolean failed = installing || mayName(original, type);
-                return new FileOutcome(path, failed ? FileOutcome.Result.FAILED : FileOutcome.Result.UNCHANGED,
+                return new FileOutcome(path, failed ? FileOutcome.Result.FAILED : FileOutcome.Result.SKIPPED,
                         target + ": " + refused.reason() + "; left untouched"
                                 + (!installing && failed ? " although it may still name " + type : ""), List.of());
             }

@@ -48,17 +48,17 @@ public record DetectReport(
     /**
      * @param path        the file the runtime loads
      * @param linkChain   the links followed
-     * @param target      the regular file behind it
+     * @param resolvedFile the regular file behind it (or why the core may not write it)
      * @param networkName the network's name
      * @param plugins     the plugin types, in order
      */
-    public record Effective(String path, List<String> linkChain, String target, String networkName, List<String> plugins) {}
+    public record Effective(String path, List<String> linkChain, String resolvedFile, String networkName, List<String> plugins) {}
 
     /**
      * @param path   the file as the runtime sees it
-     * @param target the regular file that would be written
+     * @param resolvedFile the regular file that would be written
      * @param reason why the adapter names it
      * @param plan   what install would do to it
      */
-    public record Target(String path, String target, String reason, String plan) {}
+    public record Target(String path, String resolvedFile, String reason, String plan) {}
 }

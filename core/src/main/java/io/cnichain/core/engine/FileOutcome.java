@@ -39,6 +39,11 @@ public record FileOutcome(Path path, Result result, String detail, List<Written>
         REMOVED,
         /** Nothing to do. */
         UNCHANGED,
+        /**
+         * Left alone on uninstall: the file cannot be parsed, but it does not name our plugin either, so nothing of
+         * ours can be in it.
+         */
+        SKIPPED,
         /** The file cannot be acted on yet (it does not parse, or is incomplete): left alone, try again later. */
         WAITING,
         /** The file cannot be patched; left alone. */

@@ -2,6 +2,7 @@ package io.cnichain.core.install;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.KubeconfigSettings;
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.host.HostPaths;
@@ -29,22 +30,22 @@ public final class KubeconfigWriter
 
     private final HostPaths host;
     private final KubeconfigSettings settings;
-    private final Path serviceAccountDir;
+    private final ApiServerSettings api;
     private final Path hostPath;
     private final AtomicFileWriter writer;
 
     /**
      * @param host              the host mount
-     * @param settings          the kubeconfig settings
-     * @param serviceAccountDir the service-account directory, as the agent sees it
-     * @param hostPath          host path of the kubeconfig
-     * @param writer            the writer
+     * @param settings the kubeconfig file's settings
+     * @param api      where the API server is, and the service account's token and CA
+     * @param hostPath host path of the kubeconfig
+     * @param writer   the writer
      */
-    public KubeconfigWriter(HostPaths host, KubeconfigSettings settings, Path serviceAccountDir, Path hostPath, AtomicFileWriter writer)
+    public KubeconfigWriter(HostPaths host, KubeconfigSettings settings, ApiServerSettings api, Path hostPath, AtomicFileWriter writer)
     {
         this.host = requireNonNull(host, "host is null");
         this.settings = requireNonNull(settings, "settings is null");
-        this.serviceAccountDir = requireNonNull(serviceAccountDir, "serviceAccountDir is null");
+        this.api = requireNonNull(api, "api is null");
         this.hostPath = requireNonNull(hostPath, "hostPath is null");
         this.writer = requireNonNull(writer, "writer is null");
     }
@@ -104,7 +105,7 @@ public final class KubeconfigWriter
      */
     public KubeconfigRenderer.Rendered render()
     {
-        Path tokenFile = serviceAccountDir.resolve("token");
+        Path tokenFile = api.tokenFile();
         String token = readText(tokenFile, "the service-account token").trim();
         if (token.isEmpty()) {
             throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token is empty");
@@ -113,15 +114,14 @@ public final class KubeconfigWriter
             throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token holds characters a token never has");
         }
         Optional<byte[]> ca = Optional.empty();
-        if (!settings.skipTlsVerify()) {
-            Path caFile = settings.caFile().orElse(serviceAccountDir.resolve("ca.crt"));
-            ca = Optional.of(readText(caFile, "the CA certificate (set KUBE_CA_FILE, or SKIP_TLS_VERIFY=true)").getBytes(StandardCharsets.UTF_8));
+        if (!api.skipTlsVerify()) {
+            ca = Optional.of(readText(api.effectiveCaFile(), "the CA certificate (set KUBE_CA_FILE, or SKIP_TLS_VERIFY=true)").getBytes(StandardCharsets.UTF_8));
         }
-        String host = settings.serviceHost().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
+        String host = api.host().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
                 "KUBERNETES_SERVICE_HOST not set: cannot write the kubeconfig for the chained plugin"));
-        String port = settings.servicePort().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
+        String port = api.port().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
                 "KUBERNETES_SERVICE_PORT not set: cannot write the kubeconfig for the chained plugin"));
-        return KubeconfigRenderer.render(KubeconfigRenderer.serverUrl(settings.protocol(), host, port), token, ca);
+        return KubeconfigRenderer.render(KubeconfigRenderer.serverUrl(api.protocol(), host, port), token, ca);
     }
 
     private static String readText(Path file, String what)

@@ -26,7 +26,7 @@ public final class AgentAdapters
      */
     public static AdapterRegistry load(AgentConfig config)
     {
-        return load(AgentAdapters.class.getClassLoader(), config.pluginsDir(), config.adapterOverrides(), config.configFile(), AdapterCalls.DEFAULT_LIMIT);
+        return load(AgentAdapters.class.getClassLoader(), config.adapters().pluginsDir(), config.adapters().overrides(), config.configFile(), AdapterCalls.DEFAULT_LIMIT);
     }
 
     /**

@@ -1,22 +1,18 @@
 package io.cnichain.core.adapters;
 
 import io.cnichain.core.config.AdapterChoice;
-import io.cnichain.core.logging.ConsoleLogging;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.core.logcapture.CapturedLog;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,22 +32,13 @@ class GuardedAdapterTest
     Path temp;
 
     TestNode node;
-    ByteArrayOutputStream log = new ByteArrayOutputStream();
-    PrintStream previous;
 
     @BeforeEach
     void setUp()
     {
         node = TestNode.create(temp);
         node.write("10-calico.conflist", TestNode.CALICO);
-        previous = ConsoleLogging.stream();
-        ConsoleLogging.redirect(new PrintStream(log, true, StandardCharsets.UTF_8));
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        ConsoleLogging.redirect(previous);
+        CapturedLog.clear();
     }
 
     /** An adapter whose detect does what the test says, counting calls. */
@@ -76,7 +63,7 @@ class GuardedAdapterTest
         }
 
         @Override
-        public Detection detect(NodeView node)
+        public Detection detect(NodeView node, AdapterSettings settings)
         {
             calls.incrementAndGet();
             seen = node;
@@ -99,14 +86,14 @@ class GuardedAdapterTest
         });
         GuardedAdapter guarded = GuardedAdapter.guard(raw, "plugin jar /p/boom.jar", LIMIT);
 
-        assertThatThrownBy(() -> guarded.detect(node.snapshot()))
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x")))
                 .isInstanceOf(AdapterException.class)
                 .hasMessageStartingWith("is disabled: detect() threw java.lang.IllegalStateException: detect exploded (at ");
         assertThatThrownBy(() -> guarded.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("boom")))
                 .hasMessageStartingWith("is disabled: detect() threw");
         assertThat(raw.calls).hasValue(1);
         assertThat(guarded.disabledReason()).get().asString().startsWith("detect() threw java.lang.IllegalStateException: detect exploded");
-        assertThat(log.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("ERROR"))).singleElement().asString()
+        assertThat(CapturedLog.lines().stream().filter(l -> l.contains("ERROR"))).singleElement().asString()
                 .contains("Adapter boom (plugin jar /p/boom.jar) disabled: detect() threw java.lang.IllegalStateException: detect exploded")
                 .contains("the agent goes on without it");
     }
@@ -125,7 +112,7 @@ class GuardedAdapterTest
         GuardedAdapter guarded = GuardedAdapter.guard(raw, "plugin jar /p/hang.jar", LIMIT);
         long start = System.nanoTime();
 
-        assertThatThrownBy(() -> guarded.detect(node.snapshot())).hasMessage("is disabled: detect() did not return within 300 ms");
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x"))).hasMessage("is disabled: detect() did not return within 300 ms");
 
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         assertThat(took).isGreaterThanOrEqualTo(LIMIT).isLessThan(Duration.ofSeconds(5));
@@ -142,8 +129,8 @@ class GuardedAdapterTest
             }
         }), "built-in", LIMIT);
 
-        assertThatThrownBy(() -> guarded.detect(node.snapshot())).isInstanceOf(AdapterException.class).hasMessage("/etc/cni/net.d/x: dangling");
-        assertThat(guarded.detect(node.snapshot()).score()).isEqualTo(50);
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x"))).isInstanceOf(AdapterException.class).hasMessage("/etc/cni/net.d/x: dangling");
+        assertThat(guarded.detect(node.snapshot(), AdapterSettings.empty("x")).score()).isEqualTo(50);
         assertThat(guarded.disabledReason()).isEmpty();
     }
 
@@ -168,7 +155,7 @@ class GuardedAdapterTest
     void adaptersSeeAReadOnlyViewNotTheEnginesSnapshot()
     {
         Scripted raw = new Scripted("looker", () -> {});
-        GuardedAdapter.guard(raw, "built-in", LIMIT).detect(node.snapshot());
+        GuardedAdapter.guard(raw, "built-in", LIMIT).detect(node.snapshot(), AdapterSettings.empty("looker"));
         assertThat(raw.seen).isInstanceOf(ReadOnlyNodeView.class);
         assertThat(raw.seen.entry("10-calico.conflist")).isPresent();
     }
@@ -184,7 +171,7 @@ class GuardedAdapterTest
                 new LoadedAdapter(broken, "1", LoadedAdapter.Origin.CLASSPATH, "/x/broken.jar"),
                 new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
 
-        AdapterSelector.Selection selection = new AdapterSelector(registry, Map.of()).select(node.snapshot(), AdapterChoice.auto());
+        AdapterSelector.Selection selection = new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
 
         assertThat(selection.chosen().name()).isEqualTo("fine");
         assertThat(selection.candidates()).filteredOn(c -> c.adapter().name().equals("broken")).singleElement()

@@ -1,6 +1,6 @@
 package io.cnichain.core.discovery;
 
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ParseResult;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,8 +90,8 @@ class NodeSnapshotTest
         node.link("10-oci.conflist", "10-oci.conflist-current");
         NodeSnapshot snapshot = node.snapshot();
         ConfigEntry link = snapshot.entry("10-oci.conflist").orElseThrow();
-        assertThat(link.isLink()).isTrue();
-        assertThat(link.target()).contains(Path.of("/etc/cni/net.d/10-oci.conflist-current"));
+        assertThat(link.isSymlink()).isTrue();
+        assertThat(link.resolvedFile()).contains(Path.of("/etc/cni/net.d/10-oci.conflist-current"));
         assertThat(snapshot.effectiveConfig()).contains(link);
         assertThat(snapshot.parse(link).config().orElseThrow().pluginTypes()).containsExactly("oci-ipvlan", "oci-ptp");
     }
@@ -120,7 +120,7 @@ class NodeSnapshotTest
         node.write("10-calico.conflist", TestNode.CALICO);
         NodeSnapshot snapshot = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> node.snapshot());
         ParseResult result = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> snapshot.parse(snapshot.entry("00-huge.conflist").orElseThrow()));
-        assertThat(result.status()).isEqualTo(ParseResult.Status.TOO_LARGE);
+        assertThat(result).isInstanceOfSatisfying(ParseResult.Failed.class, f -> assertThat(f.reason()).isEqualTo(ParseResult.Reason.TOO_LARGE));
         assertThat(result.error()).hasValueSatisfying(e -> assertThat(e).contains("larger than the 1048576-byte limit"));
         assertThat(snapshot.effectiveConfig()).map(ConfigEntry::name).contains("10-calico.conflist");
     }
@@ -135,7 +135,8 @@ class NodeSnapshotTest
         NodeSnapshot snapshot = node.snapshot();
         assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             assertThat(snapshot.effectiveConfig()).map(ConfigEntry::name).contains("10-calico.conflist");
-            assertThat(snapshot.parse(snapshot.entry("00-pipe.conflist").orElseThrow()).status()).isEqualTo(ParseResult.Status.UNREADABLE);
+            assertThat(snapshot.parse(snapshot.entry("00-pipe.conflist").orElseThrow())).isInstanceOfSatisfying(ParseResult.Failed.class,
+                    f -> assertThat(f.reason()).isEqualTo(ParseResult.Reason.UNREADABLE));
         });
     }
 

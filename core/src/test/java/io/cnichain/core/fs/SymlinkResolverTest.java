@@ -1,7 +1,7 @@
 package io.cnichain.core.fs;
 
 import io.cnichain.core.host.HostPaths;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.ConfigEntry.EntryKind;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.cnichain.core.install;
 
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.host.HostPaths;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

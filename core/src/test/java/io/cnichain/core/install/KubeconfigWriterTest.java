@@ -3,7 +3,7 @@ package io.cnichain.core.install;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.fs.AtomicFileWriter;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +34,7 @@ class KubeconfigWriterTest
     KubeconfigWriter writer()
     {
         AgentConfig config = node.config();
-        return new KubeconfigWriter(config.host(), config.kubeconfig(), config.serviceAccountDir(), config.kubeconfigHostPath(), new AtomicFileWriter());
+        return new KubeconfigWriter(config.host(), config.kubeconfig(), config.apiServer(), config.kubeconfigHostPath(), new AtomicFileWriter());
     }
 
     @Test

@@ -6,7 +6,7 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.config.PluginEntry;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.json.CniJson;
-import io.cnichain.core.testing.Golden;
+import io.cnichain.testkit.Golden;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

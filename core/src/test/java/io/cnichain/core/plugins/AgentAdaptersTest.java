@@ -4,7 +4,7 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.core.testing.PluginJarBuilder;
+import io.cnichain.testkit.PluginJarBuilder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,8 +19,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
-import static io.cnichain.core.testing.PluginJarBuilder.adapterSource;
-import static io.cnichain.core.testing.PluginJarBuilder.plugin;
+import static io.cnichain.testkit.PluginJarBuilder.adapterSource;
+import static io.cnichain.testkit.PluginJarBuilder.plugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

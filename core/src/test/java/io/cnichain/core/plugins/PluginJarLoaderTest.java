@@ -1,8 +1,9 @@
 package io.cnichain.core.plugins;
 
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.core.testing.PluginJarBuilder;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.PluginJarBuilder;
+import io.cnichain.testkit.TestNode;
+import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.SpiVersion;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,8 +18,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 
-import static io.cnichain.core.testing.PluginJarBuilder.adapterSource;
-import static io.cnichain.core.testing.PluginJarBuilder.plugin;
+import static io.cnichain.testkit.PluginJarBuilder.adapterSource;
+import static io.cnichain.testkit.PluginJarBuilder.plugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -69,7 +70,7 @@ class PluginJarLoaderTest
         assertThat(acme.pluginId()).contains("acme");
         assertThat(acme.version()).isEqualTo("2.3.4");
         assertThat(acme.state()).isEqualTo("enabled");
-        assertThat(acme.adapter().detect(TestNode.create(temp.resolve("node")).snapshot()).evidence()).containsExactly("acme seen");
+        assertThat(acme.adapter().detect(TestNode.create(temp.resolve("node")).snapshot(), AdapterSettings.empty("x")).evidence()).containsExactly("acme seen");
     }
 
     @Test
@@ -103,7 +104,7 @@ class PluginJarLoaderTest
 
         LoadedAdapter nosy = load().adapters().get(0);
 
-        assertThat(nosy.adapter().detect(TestNode.create(temp.resolve("node")).snapshot()).evidence())
+        assertThat(nosy.adapter().detect(TestNode.create(temp.resolve("node")).snapshot(), AdapterSettings.empty("x")).evidence())
                 .containsExactly("engine hidden", "view ReadOnlyNodeView");
     }
 

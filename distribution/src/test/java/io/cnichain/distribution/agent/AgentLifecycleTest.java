@@ -1,6 +1,6 @@
 package io.cnichain.distribution.agent;
 
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

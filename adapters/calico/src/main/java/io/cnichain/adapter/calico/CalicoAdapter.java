@@ -56,24 +56,19 @@ public final class CalicoAdapter
     }
 
     @Override
-    public Detection detect(NodeView node)
+    public Detection detect(NodeView node, AdapterSettings settings)
     {
-        int score = 0;
-        List<String> evidence = new ArrayList<>();
-        Optional<ConfigEntry> own = node.entry(DEFAULT_CONF_FILE);
-        if (own.isPresent()) {
-            score += 100;
-            evidence.add(DEFAULT_CONF_FILE + " present" + node.parse(own.get()).error().map(e -> " (does not parse now: " + e + ")").orElse(""));
-        }
+        Detection.Builder detection = Detection.builder();
+        String name = confFile(node, settings);
+        node.entry(name).ifPresent(own -> detection.add(Detection.PLATFORM_FILE,
+                name + " present" + node.parse(own).error().map(e -> " (does not parse now: " + e + ")").orElse("")));
         List<String> binaries = BINARIES.stream().filter(node::hasBinary).toList();
         if (!binaries.isEmpty()) {
-            score += 50;
-            evidence.add(String.join(", ", binaries) + " in the bin dir " + node.binDir());
+            detection.add(Detection.PLATFORM_BINARY, String.join(", ", binaries) + " in the bin dir " + node.binDir());
         }
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isPresent() && node.parse(effective.get()).config().map(c -> c.hasPluginType(PLUGIN_TYPE)).orElse(false)) {
-            score += 50;
-            evidence.add("the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
+            detection.add(Detection.PLATFORM_PLUGIN_LOADED, "the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
         }
         List<String> leftovers = new ArrayList<>();
         for (ConfigEntry entry : node.entries()) {
@@ -87,29 +82,21 @@ public final class CalicoAdapter
                 leftovers.add(entry.name() + " (a Calico configuration set aside by Cilium)");
             }
         }
-        if (!leftovers.isEmpty()) {
-            score += 10;
-            evidence.addAll(leftovers);
+        for (int i = 0; i < leftovers.size(); i++) {
+            detection.add(i == 0 ? Detection.HINT : 0, leftovers.get(i));
         }
-        return new Detection(score, evidence);
+        return detection.build();
     }
 
     @Override
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
-        String name = settings.get(CONF_FILE).map(value -> confFileName(node, settings.adapter(), value)).orElse(DEFAULT_CONF_FILE);
         String reason = settings.get(CONF_FILE).isPresent() ? "Calico's configuration file (setting " + CONF_FILE + ")" : "Calico's configuration file";
-        return node.entry(name).map(entry -> List.of(ConfigTarget.of(entry, reason))).orElse(List.of());
+        return node.entry(confFileOrThrow(node, settings)).map(entry -> List.of(ConfigTarget.of(entry, reason))).orElse(List.of());
     }
 
     @Override
-    public boolean ignores(String fileName)
-    {
-        return fileName.equals(KUBECONFIG) || fileName.equals(TLS_DIR);
-    }
-
-    @Override
-    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
+    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
     {
         if (config.hasPluginType(PLUGIN_TYPE)) {
             return Optional.empty();
@@ -118,21 +105,20 @@ public final class CalicoAdapter
                 + "); Calico rewrites its file in place, so this is taken for a file still being written");
     }
 
-    /** {@code confFile} is a file name in the conf dir, as Calico's {@code CNI_CONF_NAME}. */
-    static String confFileName(NodeView node, String adapter, String value)
+    /** {@code confFile} is Calico's {@code CNI_CONF_NAME}: a file name in the conf dir. */
+    private static String confFileOrThrow(NodeView node, AdapterSettings settings)
     {
-        if (value.isEmpty() || value.contains("/") || value.equals(".") || value.equals("..")) {
-            throw invalid(adapter, value, "must be a file name in the conf dir " + node.confDir() + ", as Calico's CNI_CONF_NAME");
-        }
-        if (node.isNeverConfig(value)) {
-            throw invalid(adapter, value, "names a file that is never a configuration (a hidden file, a backup or a kubeconfig)");
-        }
-        return value;
+        return settings.fileInConfDir(CONF_FILE, node).orElse(DEFAULT_CONF_FILE);
     }
 
-    private static AdapterException invalid(String adapter, String value, String reason)
+    /** The same for detection, which goes on with the default name when the setting is unusable (listing the files reports it). */
+    private static String confFile(NodeView node, AdapterSettings settings)
     {
-        return new AdapterException(AdapterException.Code.INVALID_SETTING,
-                "adapters." + adapter + "." + CONF_FILE + ": '" + value + "' " + reason);
+        try {
+            return confFileOrThrow(node, settings);
+        }
+        catch (AdapterException e) {
+            return DEFAULT_CONF_FILE;
+        }
     }
 }

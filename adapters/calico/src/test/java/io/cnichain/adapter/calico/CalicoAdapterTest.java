@@ -1,8 +1,8 @@
 package io.cnichain.adapter.calico;
 
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.core.testing.AdapterSmoke;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniConfig;
@@ -50,7 +50,7 @@ class CalicoAdapterTest
         node.write("10-calico.conflist", TestNode.CALICO);
         node.write("calico-kubeconfig", "apiVersion: v1\n");
         Files.createDirectories(node.conf("calico-tls"));
-        Detection detection = adapter.detect(node.snapshot());
+        Detection detection = adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()));
         assertThat(detection.score()).isEqualTo(210);
         assertThat(detection.evidence()).containsExactly(
                 "10-calico.conflist present",
@@ -64,7 +64,7 @@ class CalicoAdapterTest
     void aHalfWrittenFileIsStillCalicosFile()
     {
         node.write("10-calico.conflist", "{\"name\":\"k8s-pod-network\",\"cniVersion\":\"1.0.0\",\"plu");
-        Detection detection = adapter.detect(node.snapshot());
+        Detection detection = adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()));
         assertThat(detection.score()).isEqualTo(100);
         assertThat(detection.evidence()).singleElement().satisfies(e -> assertThat(e).startsWith("10-calico.conflist present (does not parse now: "));
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("calico")))
@@ -76,7 +76,7 @@ class CalicoAdapterTest
     {
         node.write("05-cilium.conflist", TestNode.CILIUM);
         node.write("10-calico.conflist.cilium_bak", TestNode.CALICO);
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.of(10,
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.of(10,
                 "10-calico.conflist.cilium_bak (a Calico configuration set aside by Cilium)"));
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("calico"))).isEmpty();
     }
@@ -85,41 +85,57 @@ class CalicoAdapterTest
     void notCalicoScoresZero()
     {
         node.write("05-cilium.conflist", TestNode.CILIUM);
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.none());
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.none());
     }
 
     @Test
     void incompleteUntilCalicosOwnPluginIsThere()
     {
-        ConfigTarget target = new ConfigTarget(Path.of("/etc/cni/net.d/10-calico.conflist"), Path.of("/etc/cni/net.d/10-calico.conflist"), "test");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        ConfigTarget target = ConfigTarget.of(node.snapshot().entry("10-calico.conflist").orElseThrow(), "test");
         CniConfig complete = new CniConfig(CniConfig.Format.LIST, "k8s-pod-network", Optional.of("1.0.0"), List.of("calico", "portmap"));
         CniConfig partial = new CniConfig(CniConfig.Format.LIST, "k8s-pod-network", Optional.of("1.0.0"), List.of("portmap"));
-        assertThat(adapter.incompleteReason(target, complete)).isEmpty();
-        assertThat(adapter.incompleteReason(target, partial)).hasValue("it holds no plugin of type calico (plugins: portmap); "
+        assertThat(adapter.incompleteReason(target, complete, AdapterSettings.empty("calico"))).isEmpty();
+        assertThat(adapter.incompleteReason(target, partial, AdapterSettings.empty("calico"))).hasValue("it holds no plugin of type calico (plugins: portmap); "
                 + "Calico rewrites its file in place, so this is taken for a file still being written");
     }
 
     @Test
-    void neverConfigurations()
+    void calicosKubeconfigAndTlsDirectoryAreNeverConfigurationsByTheCoresOwnRules()
     {
-        assertThat(adapter.ignores("calico-kubeconfig")).isTrue();
-        assertThat(adapter.ignores("calico-tls")).isTrue();
-        assertThat(adapter.ignores("10-calico.conflist")).isFalse();
+        node.write("calico-kubeconfig", "apiVersion: v1\n");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try {
+            java.nio.file.Files.createDirectories(node.conf("calico-tls"));
+        }
+        catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        var view = node.snapshot();
+        assertThat(view.isNeverConfig("calico-kubeconfig")).isTrue();
+        assertThat(view.entry("calico-tls").orElseThrow().runtimeLoadable()).isFalse();
+        assertThat(view.entry("10-calico.conflist").orElseThrow().runtimeLoadable()).isTrue();
     }
 
     @Test
     void invalidConfFileValuesNameTheAdapterTheKeyAndTheValue()
     {
-        for (String value : List.of("", "..", "net.d/10-calico.conflist", "/etc/cni/net.d/10-calico.conflist")) {
+        for (String value : List.of("", "..", "net.d/10-calico.conflist")) {
             assertThatThrownBy(() -> adapter.authoritativeConfigs(node.snapshot(), new AdapterSettings("calico", Map.of("confFile", value))))
                     .as(value)
                     .isInstanceOfSatisfying(AdapterException.class, e -> {
                         assertThat(e.code()).isEqualTo(AdapterException.Code.INVALID_SETTING);
                         assertThat(e.getMessage()).isEqualTo("adapters.calico.confFile: '" + value
-                                + "' must be a file name in the conf dir /etc/cni/net.d, as Calico's CNI_CONF_NAME");
+                                + "' must be a file name in the conf dir /etc/cni/net.d (or an absolute path in it)");
                     });
         }
+        assertThatThrownBy(() -> adapter.authoritativeConfigs(node.snapshot(), new AdapterSettings("calico", Map.of("confFile", "/etc/cni/10-calico.conflist"))))
+                .hasMessage("adapters.calico.confFile: '/etc/cni/10-calico.conflist' must name a file in the conf dir /etc/cni/net.d");
         assertThatThrownBy(() -> adapter.authoritativeConfigs(node.snapshot(), new AdapterSettings("calico", Map.of("confFile", "calico-kubeconfig"))))
-                .hasMessage("adapters.calico.confFile: 'calico-kubeconfig' names a file that is never a configuration (a hidden file, a backup or a kubeconfig)");
+                .hasMessage("adapters.calico.confFile: 'calico-kubeconfig' names a file that is never a configuration (a hidden file, a backup, a temp file or a kubeconfig)");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(adapter.authoritativeConfigs(node.snapshot(), new AdapterSettings("calico", Map.of("confFile", "/etc/cni/net.d/10-calico.conflist"))))
+                .as("an absolute path in the conf dir names the same file").extracting(ConfigTarget::path)
+                .containsExactly(Path.of("/etc/cni/net.d/10-calico.conflist"));
     }
 }

@@ -65,38 +65,37 @@ public final class CiliumAdapter
     }
 
     @Override
-    public Detection detect(NodeView node)
+    public Detection detect(NodeView node, AdapterSettings settings)
     {
-        int score = 0;
-        List<String> evidence = new ArrayList<>();
-        List<ConfigEntry> own = ownFiles(node);
-        if (!own.isEmpty()) {
-            score += 100;
-            for (ConfigEntry entry : own) {
-                evidence.add(entry.name() + " present" + (isNamedFile(entry.name()) ? "" : " (holds a plugin of type " + PLUGIN_TYPE + ")"));
+        Detection.Builder detection = Detection.builder();
+        List<ConfigEntry> own = ownFiles(node, settings);
+        for (ConfigEntry entry : own) {
+            String what = entry.name() + " present" + (isNamedFile(entry.name(), settings) ? "" : " (holds a plugin of type " + PLUGIN_TYPE + ")");
+            if (entry == own.get(0)) {
+                detection.add(Detection.PLATFORM_FILE, what);
+            }
+            else {
+                detection.note(what);
             }
         }
         if (node.hasBinary(PLUGIN_TYPE)) {
-            score += 50;
-            evidence.add(PLUGIN_TYPE + " in the bin dir " + node.binDir());
+            detection.add(Detection.PLATFORM_BINARY, PLUGIN_TYPE + " in the bin dir " + node.binDir());
         }
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isPresent() && holdsCilium(node, effective.get())) {
-            score += 50;
-            evidence.add("the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
+            detection.add(Detection.PLATFORM_PLUGIN_LOADED, "the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
         }
         List<String> backups = backups(node);
         if (!backups.isEmpty()) {
-            score += 10;
-            evidence.add("Cilium backups in the conf dir: " + shortList(backups));
+            detection.add(Detection.HINT, "Cilium backups in the conf dir: " + shortList(backups));
         }
-        return new Detection(score, evidence);
+        return detection.build();
     }
 
     @Override
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
-        Optional<String> configured = settings.get(CONF_FILE).map(value -> confFileName(node, settings.adapter(), value));
+        Optional<String> configured = settings.fileInConfDir(CONF_FILE, node);
         if (configured.isPresent()) {
             return node.entry(configured.get())
                     .map(entry -> List.of(target(node, entry, "Cilium's configuration file (setting " + CONF_FILE + ")")))
@@ -118,14 +117,7 @@ public final class CiliumAdapter
     }
 
     @Override
-    public boolean ignores(String fileName)
-    {
-        // Cilium's renameio temp files (.05-cilium.conflist123456) and its exclusive-mode backups.
-        return fileName.startsWith(".") || fileName.endsWith(BACKUP_SUFFIX);
-    }
-
-    @Override
-    public List<String> warnings(NodeView node)
+    public List<String> warnings(NodeView node, AdapterSettings settings)
     {
         List<String> renamed = backups(node).stream().filter(name -> !name.equals(LEGACY_BACKUP)).toList();
         if (renamed.isEmpty()) {
@@ -142,63 +134,43 @@ public final class CiliumAdapter
     }
 
     /**
-     * The file named by {@code confFile}: a file name in the conf dir, or an absolute host path in the conf dir.
-     */
-    static String confFileName(NodeView node, String adapter, String value)
-    {
-        String name = value;
-        if (value.startsWith("/")) {
-            Path path = Path.of(value).normalize();
-            if (!node.confDir().equals(path.getParent())) {
-                throw invalid(adapter, value, "must name a file in the conf dir " + node.confDir());
-            }
-            name = path.getFileName().toString();
-        }
-        if (name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")) {
-            throw invalid(adapter, value, "must be a file name in the conf dir " + node.confDir() + " (or an absolute path in it)");
-        }
-        if (name.startsWith(".") || name.endsWith(BACKUP_SUFFIX) || node.isNeverConfig(name)) {
-            throw invalid(adapter, value, "names a file that is never a configuration (a hidden temp file, a *"
-                    + BACKUP_SUFFIX + " backup or a kubeconfig)");
-        }
-        return name;
-    }
-
-    private static AdapterException invalid(String adapter, String value, String reason)
-    {
-        return new AdapterException(AdapterException.Code.INVALID_SETTING,
-                "adapters." + adapter + "." + CONF_FILE + ": '" + value + "' " + reason);
-    }
-
-    /**
      * The target for Cilium's file, seen under the name the runtime loads it by: a file that is not itself a
      * runtime name (a {@code .conflist-current}) is reported through a link to it when there is one.
      */
     private static ConfigTarget target(NodeView node, ConfigEntry entry, String reason)
     {
-        if (entry.runtimeLoadable() || entry.target().isEmpty()) {
+        if (entry.runtimeLoadable()) {
             return ConfigTarget.of(entry, reason);
         }
-        Path file = entry.target().get();
+        Path file = entry.resolvedFile().orElseThrow();
         return node.entries().stream()
-                .filter(e -> e.runtimeLoadable() && e.isLink() && e.target().equals(Optional.of(file)))
+                .filter(e -> e.runtimeLoadable() && e.isSymlink() && e.resolvedFile().equals(Optional.of(file)))
                 .findFirst()
                 .map(link -> ConfigTarget.of(link, reason + ", loaded by the runtime through the link " + link.name()))
                 .orElseGet(() -> ConfigTarget.of(entry, reason + ", not yet linked under a name the runtime loads"));
     }
 
-    private static boolean isNamedFile(String name)
+    private static boolean isNamedFile(String name, AdapterSettings settings)
     {
-        return name.equals(DEFAULT_CONF_FILE) || name.equals(LEGACY_CONF_FILE);
+        return name.equals(DEFAULT_CONF_FILE) || name.equals(LEGACY_CONF_FILE) || settings.get(CONF_FILE).map(v -> v.endsWith("/" + name) || v.equals(name)).orElse(false);
     }
 
-    /** Cilium's own files, as detection sees them (no settings). */
-    private static List<ConfigEntry> ownFiles(NodeView node)
+    /** Cilium's own files: the one named by confFile, the default names, and files under other extensions holding Cilium's plugin. */
+    private static List<ConfigEntry> ownFiles(NodeView node, AdapterSettings settings)
     {
         List<ConfigEntry> own = new ArrayList<>();
-        node.entry(DEFAULT_CONF_FILE).ifPresent(own::add);
-        node.entry(LEGACY_CONF_FILE).ifPresent(own::add);
-        own.addAll(otherExtensionFiles(node));
+        Optional<String> configured;
+        try {
+            configured = settings.fileInConfDir(CONF_FILE, node);
+        }
+        catch (AdapterException e) {
+            // An unusable setting is reported where the files are listed; detection goes on with the default names.
+            configured = Optional.empty();
+        }
+        configured.flatMap(node::entry).ifPresent(own::add);
+        node.entry(DEFAULT_CONF_FILE).filter(e -> !own.contains(e)).ifPresent(own::add);
+        node.entry(LEGACY_CONF_FILE).filter(e -> !own.contains(e)).ifPresent(own::add);
+        otherExtensionFiles(node).stream().filter(e -> !own.contains(e)).forEach(own::add);
         return own;
     }
 

@@ -1,12 +1,13 @@
 package io.cnichain.adapter.cilium;
 
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.core.testing.AdapterSmoke;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +48,7 @@ class CiliumAdapterTest
         node.binaries("cilium-cni");
         node.write("05-cilium.conflist", TestNode.CILIUM);
         node.write("10-calico.conflist.cilium_bak", TestNode.CALICO);
-        Detection detection = adapter.detect(node.snapshot());
+        Detection detection = adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()));
         assertThat(detection.score()).isEqualTo(210);
         assertThat(detection.evidence()).containsExactly(
                 "05-cilium.conflist present",
@@ -61,7 +62,7 @@ class CiliumAdapterTest
     {
         node.write("05-cilium.conflist-current", TestNode.CILIUM);
         node.write("05-cilium.conflist.cilium_bak", TestNode.CILIUM);
-        Detection detection = adapter.detect(node.snapshot());
+        Detection detection = adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()));
         assertThat(detection.score()).isEqualTo(110);
         assertThat(detection.evidence()).containsExactly(
                 "05-cilium.conflist-current present (holds a plugin of type cilium-cni)",
@@ -73,7 +74,7 @@ class CiliumAdapterTest
     {
         node.write("10-calico.conflist", TestNode.CALICO);
         node.write("10-oci.conflist-current", TestNode.OCI);
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.none());
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.none());
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("cilium"))).isEmpty();
     }
 
@@ -137,27 +138,28 @@ class CiliumAdapterTest
     }
 
     @Test
-    void ignoresBackupsAndHiddenTempFilesOnly()
+    void backupsAndHiddenTempFilesAreNeverConfigurationsByTheCoresOwnRule()
     {
-        assertThat(adapter.ignores(".05-cilium.conflist734271")).isTrue();
-        assertThat(adapter.ignores("10-calico.conflist.cilium_bak")).isTrue();
-        assertThat(adapter.ignores("05-cilium.conflist")).isFalse();
-        assertThat(adapter.ignores("05-cilium.conflist-current")).isFalse();
+        NodeView view = node.snapshot();
+        assertThat(view.isNeverConfig(".05-cilium.conflist734271")).isTrue();
+        assertThat(view.isNeverConfig("10-calico.conflist.cilium_bak")).isTrue();
+        assertThat(view.isNeverConfig("05-cilium.conflist")).isFalse();
+        assertThat(view.isNeverConfig("05-cilium.conflist-current")).isFalse();
     }
 
     @Test
     void warnsOnlyWhenBackupsShowExclusiveMode()
     {
         node.write("05-cilium.conflist", TestNode.CILIUM);
-        assertThat(adapter.warnings(node.snapshot())).isEmpty();
+        assertThat(adapter.warnings(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEmpty();
         // Cilium sets a legacy .conf aside in every mode: not a sign of exclusive mode.
         node.write("05-cilium.conf.cilium_bak", TestNode.CILIUM_CONF);
-        assertThat(adapter.warnings(node.snapshot())).isEmpty();
+        assertThat(adapter.warnings(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEmpty();
         node.write("10-calico.conflist.cilium_bak", TestNode.CALICO);
         node.write("10-flannel.conflist.cilium_bak", TestNode.CALICO);
         node.write("20-a.conflist.cilium_bak", TestNode.CALICO);
         node.write("30-b.conflist.cilium_bak", TestNode.CALICO);
-        assertThat(adapter.warnings(node.snapshot())).singleElement().satisfies(w -> assertThat(w)
+        assertThat(adapter.warnings(node.snapshot(), AdapterSettings.empty(adapter.name()))).singleElement().satisfies(w -> assertThat(w)
                 .startsWith("Cilium's exclusive mode looks active: it renamed 10-calico.conflist.cilium_bak, 10-flannel.conflist.cilium_bak, "
                         + "20-a.conflist.cilium_bak and 1 more aside")
                 .contains("cni.exclusive=false"));
@@ -171,7 +173,7 @@ class CiliumAdapterTest
         List<ConfigTarget> targets = adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("cilium"));
         assertThat(targets).singleElement().satisfies(t -> {
             assertThat(t.path()).isEqualTo(Path.of("/etc/cni/net.d/00-chain.conflist"));
-            assertThat(t.target()).isEqualTo(Path.of("/etc/cni/net.d/05-cilium.conflist-current"));
+            assertThat(t.resolvedFile()).isEqualTo(Path.of("/etc/cni/net.d/05-cilium.conflist-current"));
             assertThat(t.reason()).contains("loaded by the runtime through the link 00-chain.conflist");
         });
     }

@@ -1,8 +1,8 @@
 package io.cnichain.adapter.cilium;
 
 import io.cnichain.core.engine.FileOutcome;
-import io.cnichain.core.testing.NodeGolden;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.NodeGolden;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The fallback that always applies: the authoritative file is the configuration the runtime would load
- * (the first valid {@code .conf}, {@code .conflist} or {@code .json} in byte order), resolved through any chain
- * of links; the core patches the final target and keeps the links. It scores 1 whenever there is such a file,
- * below every platform adapter that recognises its platform.
+ * The fallback that always applies: the authoritative file is the configuration the runtime would load (the first
+ * valid {@code .conf}, {@code .conflist} or {@code .json} in byte order), resolved through any chain of links; the
+ * core patches the final file and keeps the links. It scores {@link Detection#FALLBACK} whenever there is such a
+ * file, below every platform adapter that recognises its platform.
  */
 public final class GenericSymlinkAdapter
         implements CniPlatformAdapter
@@ -35,17 +35,17 @@ public final class GenericSymlinkAdapter
     }
 
     @Override
-    public Detection detect(NodeView node)
+    public Detection detect(NodeView node, AdapterSettings settings)
     {
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isEmpty()) {
             return Detection.none();
         }
         ConfigEntry entry = effective.get();
-        String evidence = entry.isLink()
-                ? "effective configuration " + entry.name() + " is a link to " + entry.target().orElseThrow()
-                : "effective configuration " + entry.name();
-        return Detection.of(1, evidence);
+        String evidence = !entry.isSymlink() ? "effective configuration " + entry.name()
+                : "effective configuration " + entry.name() + " is a link to "
+                        + entry.resolvedFile().map(Object::toString).orElse("a file the core may not write (" + entry.problem().orElse("") + ")");
+        return Detection.of(Detection.FALLBACK, evidence);
     }
 
     @Override
@@ -56,7 +56,7 @@ public final class GenericSymlinkAdapter
             // An effective configuration the core may not write (a link out of the allowed roots) means nothing is
             // patched: patching a later file would change nothing the runtime loads. detect says why.
             return effective.filter(ConfigEntry::resolves)
-                    .map(entry -> List.of(ConfigTarget.of(entry, entry.isLink()
+                    .map(entry -> List.of(ConfigTarget.of(entry, entry.isSymlink()
                             ? "the configuration the runtime loads, through " + entry.linkChain().size() + " link(s)"
                             : "the configuration the runtime loads (first valid file in byte order)")))
                     .orElse(List.of());
@@ -66,7 +66,7 @@ public final class GenericSymlinkAdapter
         return node.entries().stream()
                 .filter(ConfigEntry::runtimeLoadable)
                 .filter(ConfigEntry::resolves)
-                .filter(entry -> node.parse(entry).status() == ParseResult.Status.INVALID)
+                .filter(entry -> node.parse(entry) instanceof ParseResult.Failed failed && failed.reason() == ParseResult.Reason.INVALID)
                 .findFirst()
                 .map(entry -> List.of(ConfigTarget.of(entry, "the only configuration, which does not parse yet (a primary may be writing it)")))
                 .orElse(List.of());

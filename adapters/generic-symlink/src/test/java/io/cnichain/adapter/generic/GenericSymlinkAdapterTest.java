@@ -1,8 +1,8 @@
 package io.cnichain.adapter.generic;
 
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.core.testing.AdapterSmoke;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
@@ -46,11 +46,11 @@ class GenericSymlinkAdapterTest
         List<ConfigTarget> targets = adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink"));
         assertThat(targets).singleElement().satisfies(t -> {
             assertThat(t.path()).isEqualTo(Path.of("/etc/cni/net.d/10-oci.conflist"));
-            assertThat(t.target()).isEqualTo(Path.of("/etc/cni/net.d/10-oci.conflist-current"));
-            assertThat(t.isLinked()).isTrue();
+            assertThat(t.resolvedFile()).isEqualTo(Path.of("/etc/cni/net.d/10-oci.conflist-current"));
+            assertThat(t.entry().isSymlink()).isTrue();
         });
-        assertThat(adapter.detect(node.snapshot()).score()).isEqualTo(1);
-        assertThat(adapter.detect(node.snapshot()).evidence()).containsExactly(
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).score()).isEqualTo(1);
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).evidence()).containsExactly(
                 "effective configuration 10-oci.conflist is a link to /etc/cni/net.d/10-oci.conflist-current");
     }
 
@@ -60,7 +60,7 @@ class GenericSymlinkAdapterTest
         node.write("10-oci.conflist-current", TestNode.OCI);
         node.write("calico-kubeconfig", "apiVersion: v1");
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink"))).isEmpty();
-        assertThat(adapter.detect(node.snapshot()).matched()).isFalse();
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).matched()).isFalse();
     }
 
     @Test
@@ -88,6 +88,6 @@ class GenericSymlinkAdapterTest
         node.write("10-calico.conflist", "{\"name\":\"k8s-pod-network\",\"plugins\":[{\"type\":");
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("generic-symlink")))
                 .singleElement().satisfies(t -> assertThat(t.reason()).contains("does not parse yet"));
-        assertThat(adapter.detect(node.snapshot()).matched()).isFalse();
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).matched()).isFalse();
     }
 }

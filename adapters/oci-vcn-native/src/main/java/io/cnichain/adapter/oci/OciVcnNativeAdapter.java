@@ -46,7 +46,7 @@ public final class OciVcnNativeAdapter
     }
 
     @Override
-    public Detection detect(NodeView node)
+    public Detection detect(NodeView node, AdapterSettings settings)
     {
         List<String> evidence = new ArrayList<>();
         boolean ownFile = false;
@@ -55,8 +55,8 @@ public final class OciVcnNativeAdapter
         if (primary.isPresent()) {
             ownFile = true;
             ConfigEntry entry = primary.get();
-            evidence.add(PRIMARY_FILE + " present" + (!entry.isLink() ? ""
-                    : entry.target().map(t -> " (a link to " + t + ")").orElse(" (a link that does not resolve)")));
+            evidence.add(PRIMARY_FILE + " present" + (!entry.isSymlink() ? ""
+                    : entry.resolvedFile().map(t -> " (a link to " + t + ")").orElse(" (a link that does not resolve)")));
         }
         for (ConfigEntry entry : currentFiles(node)) {
             Optional<CniConfig> config = node.parse(entry).config();
@@ -71,17 +71,17 @@ public final class OciVcnNativeAdapter
                         .orElse("it does not parse now") + ")");
             }
         }
-        int score = ownFile ? 100 : namingOnly ? 10 : 0;
+        int score = ownFile ? Detection.PLATFORM_FILE : namingOnly ? Detection.HINT : 0;
         List<String> binaries = BINARIES.stream().filter(node::hasBinary).toList();
         if (!binaries.isEmpty()) {
-            score += 50;
+            score += Detection.PLATFORM_BINARY;
             evidence.add(String.join(", ", binaries) + " in the bin dir " + node.binDir());
         }
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isPresent() && isOciFile(effective.get())) {
             Optional<CniConfig> config = node.parse(effective.get()).config();
             if (config.isPresent() && isOci(config.get())) {
-                score += 50;
+                score += Detection.PLATFORM_PLUGIN_LOADED;
                 evidence.add("the runtime loads " + effective.get().name() + ", an OCI configuration (network " + config.get().networkName()
                         + ", plugins " + String.join(", ", config.get().pluginTypes()) + ")");
             }
@@ -95,20 +95,21 @@ public final class OciVcnNativeAdapter
         Map<Path, ConfigTarget> byTarget = new LinkedHashMap<>();
         // Links the runtime loads first, so that each file is reported under the name the runtime sees.
         for (ConfigEntry entry : node.entries()) {
-            if (!entry.runtimeLoadable() || entry.target().isEmpty()) {
+            if (!entry.runtimeLoadable() || !entry.resolves()) {
                 continue;
             }
-            if (entry.isLink() && entry.targetName().orElseThrow().endsWith(CURRENT_SUFFIX)) {
-                byTarget.putIfAbsent(entry.target().get(), ConfigTarget.of(entry,
-                        "OCI's configuration " + entry.targetName().get() + ", exposed to the runtime by the link " + entry.name()));
+            Path file = entry.resolvedFile().orElseThrow();
+            if (entry.isSymlink() && entry.resolvedFileName().orElseThrow().endsWith(CURRENT_SUFFIX)) {
+                byTarget.putIfAbsent(file, ConfigTarget.of(entry,
+                        "OCI's configuration " + entry.resolvedFileName().get() + ", exposed to the runtime by the link " + entry.name()));
             }
             else if (entry.name().equals(PRIMARY_FILE)) {
-                byTarget.putIfAbsent(entry.target().get(), ConfigTarget.of(entry, "OCI's configuration file " + PRIMARY_FILE));
+                byTarget.putIfAbsent(file, ConfigTarget.of(entry, "OCI's configuration file " + PRIMARY_FILE));
             }
         }
         for (ConfigEntry entry : currentFiles(node)) {
-            if (entry.target().isPresent()) {
-                byTarget.putIfAbsent(entry.target().get(), ConfigTarget.of(entry,
+            if (entry.resolves()) {
+                byTarget.putIfAbsent(entry.resolvedFile().orElseThrow(), ConfigTarget.of(entry,
                         "OCI's configuration, not yet exposed by a link; patched so it is ready when the platform links it"));
             }
         }
@@ -125,7 +126,7 @@ public final class OciVcnNativeAdapter
     /** A file this adapter patches: the primary's name, or a link to a {@code .conflist-current}. */
     private static boolean isOciFile(ConfigEntry entry)
     {
-        return entry.name().equals(PRIMARY_FILE) || entry.targetName().map(n -> n.endsWith(CURRENT_SUFFIX)).orElse(false);
+        return entry.name().equals(PRIMARY_FILE) || entry.resolvedFileName().map(n -> n.endsWith(CURRENT_SUFFIX)).orElse(false);
     }
 
     private static boolean isOci(CniConfig config)

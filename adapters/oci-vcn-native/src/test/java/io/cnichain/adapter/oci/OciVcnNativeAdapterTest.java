@@ -1,8 +1,8 @@
 package io.cnichain.adapter.oci;
 
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.core.testing.AdapterSmoke;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
@@ -44,7 +44,7 @@ class OciVcnNativeAdapterTest
         node.binaries("oci-ipvlan", "oci-ptp", "oci-ipam");
         node.write("10-oci.conflist-current", TestNode.OCI);
         node.link("10-oci.conflist", "10-oci.conflist-current");
-        Detection detection = adapter.detect(node.snapshot());
+        Detection detection = adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()));
         assertThat(detection.score()).isEqualTo(200);
         assertThat(detection.evidence()).containsExactly(
                 "10-oci.conflist present (a link to /etc/cni/net.d/10-oci.conflist-current)",
@@ -57,10 +57,10 @@ class OciVcnNativeAdapterTest
     void anotherPlatformsConflistCurrentIsOnlyAWeakHint()
     {
         node.write("05-cilium.conflist-current", TestNode.CILIUM);
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.of(10,
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.of(10,
                 "05-cilium.conflist-current present (OCI's naming, but network cilium)"));
         node.write("06-broken.conflist-current", "{\"name\":");
-        assertThat(adapter.detect(node.snapshot()).evidence()).contains("06-broken.conflist-current present (OCI's naming, but it does not parse now)");
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).evidence()).contains("06-broken.conflist-current present (OCI's naming, but it does not parse now)");
     }
 
     @Test
@@ -70,7 +70,7 @@ class OciVcnNativeAdapterTest
         node.write("05-cilium.conflist", """
                 {"name":"oci","cniVersion":"0.3.1","plugins":[{"type":"oci-ipvlan"},{"type":"oci-ptp"},{"type":"cilium-cni"}]}""");
         node.write("10-oci.conflist", TestNode.OCI);
-        Detection detection = adapter.detect(node.snapshot());
+        Detection detection = adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()));
         assertThat(detection.score()).isEqualTo(100);
         assertThat(detection.evidence()).containsExactly("10-oci.conflist present");
     }
@@ -79,7 +79,7 @@ class OciVcnNativeAdapterTest
     void aDanglingPrimaryLinkIsStillOcisNameButNothingToPatch()
     {
         node.link("10-oci.conflist", "10-oci.conflist-current");
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.of(100, "10-oci.conflist present (a link that does not resolve)"));
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.of(100, "10-oci.conflist present (a link that does not resolve)"));
         assertThat(adapter.authoritativeConfigs(node.snapshot(), NO_SETTINGS)).isEmpty();
     }
 
@@ -87,7 +87,7 @@ class OciVcnNativeAdapterTest
     void notOciScoresZero()
     {
         node.write("10-calico.conflist", TestNode.CALICO);
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.none());
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.none());
         assertThat(adapter.authoritativeConfigs(node.snapshot(), NO_SETTINGS)).isEmpty();
     }
 
@@ -101,7 +101,7 @@ class OciVcnNativeAdapterTest
         node.writeAt(node.host("/etc/cni/oci/40-oci.conflist-current"), TestNode.OCI);
         node.link("40-oci.conflist", "../oci/40-oci.conflist-current");
         List<ConfigTarget> targets = adapter.authoritativeConfigs(node.snapshot(), NO_SETTINGS);
-        assertThat(targets).extracting(t -> t.path() + " => " + t.target()).containsExactly(
+        assertThat(targets).extracting(t -> t.path() + " => " + t.resolvedFile()).containsExactly(
                 "/etc/cni/net.d/10-oci.conflist => /etc/cni/net.d/10-oci.conflist-current",
                 "/etc/cni/net.d/40-oci.conflist => /etc/cni/oci/40-oci.conflist-current",
                 "/etc/cni/net.d/30-oci.conflist-current => /etc/cni/net.d/30-oci.conflist-current");
@@ -122,6 +122,6 @@ class OciVcnNativeAdapterTest
         node.write("10-oci.conflist-current.cilium_bak", TestNode.OCI);
         node.write(".10-oci.conflist-current", TestNode.OCI);
         assertThat(adapter.authoritativeConfigs(node.snapshot(), NO_SETTINGS)).isEmpty();
-        assertThat(adapter.detect(node.snapshot())).isEqualTo(Detection.none());
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEqualTo(Detection.none());
     }
 }

@@ -10,7 +10,6 @@ import io.cnichain.spi.NodeView;
 import io.cnichain.spi.ParseResult;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -48,28 +47,24 @@ public final class AwsVpcCniAdapter
     }
 
     @Override
-    public Detection detect(NodeView node)
+    public Detection detect(NodeView node, AdapterSettings settings)
     {
-        int score = 0;
-        List<String> evidence = new ArrayList<>();
+        Detection.Builder detection = Detection.builder();
         Optional<ConfigEntry> conf = node.entry(CONF_FILE);
         if (conf.isPresent()) {
-            score += 100;
-            evidence.add(CONF_FILE + " present" + conf.flatMap(e -> config(node, e)).map(c -> " (network " + c.networkName() + ")").orElse(""));
+            detection.add(Detection.PLATFORM_FILE,
+                    CONF_FILE + " present" + conf.flatMap(e -> config(node, e)).map(c -> " (network " + c.networkName() + ")").orElse(""));
         }
-        for (String binary : BINARIES) {
-            if (node.hasBinary(binary)) {
-                score += 25;
-                evidence.add(binary + " in " + node.binDir());
-            }
+        List<String> binaries = BINARIES.stream().filter(node::hasBinary).toList();
+        if (!binaries.isEmpty()) {
+            detection.add(Detection.PLATFORM_BINARY, String.join(", ", binaries) + " in " + node.binDir());
         }
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isPresent() && !effective.get().name().equals(CONF_FILE)
                 && config(node, effective.get()).map(c -> c.hasPluginType(MAIN_PLUGIN)).orElse(false)) {
-            score += 10;
-            evidence.add("the effective configuration " + effective.get().name() + " chains the " + MAIN_PLUGIN + " plugin");
+            detection.add(Detection.HINT, "the effective configuration " + effective.get().name() + " chains the " + MAIN_PLUGIN + " plugin");
         }
-        return new Detection(score, evidence);
+        return detection.build();
     }
 
     @Override
@@ -83,7 +78,7 @@ public final class AwsVpcCniAdapter
     }
 
     @Override
-    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
+    public Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
     {
         if (!config.hasPluginType(MAIN_PLUGIN)) {
             return Optional.of("it has no " + MAIN_PLUGIN + " plugin; aws-node always writes one first");
@@ -99,7 +94,7 @@ public final class AwsVpcCniAdapter
     }
 
     @Override
-    public List<String> warnings(NodeView node)
+    public List<String> warnings(NodeView node, AdapterSettings settings)
     {
         return shadowedBy(node)
                 .map(other -> List.of("the runtime loads " + other.name() + ", which sorts before " + CONF_FILE

@@ -1,7 +1,7 @@
 package io.cnichain.example.aws;
 
 import io.cnichain.core.adapters.AdapterRegistry;
-import io.cnichain.core.testing.TestNode;
+import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.ConfigTarget;
@@ -49,12 +49,12 @@ class AwsVpcCniAdapterTest
         node.binaries("aws-cni", "egress-cni", "portmap");
         node.write("10-aws.conflist", AWS);
 
-        assertThat(adapter.detect(node.snapshot()).score()).isEqualTo(150);
-        assertThat(adapter.detect(node.snapshot()).evidence()).containsExactly("10-aws.conflist present (network aws-cni)",
-                "aws-cni in /opt/cni/bin", "egress-cni in /opt/cni/bin");
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).score()).isEqualTo(150);
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).evidence()).containsExactly("10-aws.conflist present (network aws-cni)",
+                "aws-cni, egress-cni in /opt/cni/bin");
         List<ConfigTarget> targets = adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"));
         assertThat(targets).extracting(ConfigTarget::path).containsExactly(Path.of("/etc/cni/net.d/10-aws.conflist"));
-        assertThat(adapter.warnings(node.snapshot())).isEmpty();
+        assertThat(adapter.warnings(node.snapshot(), AdapterSettings.empty(adapter.name()))).isEmpty();
         assertThat(adapter.watchDirectories(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
     }
 
@@ -62,7 +62,7 @@ class AwsVpcCniAdapterTest
     void beforeAwsNodeHasWrittenItsFileThereIsNothingToPatch()
     {
         node.binaries("aws-cni", "egress-cni");
-        assertThat(adapter.detect(node.snapshot()).score()).isEqualTo(50);
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).score()).isEqualTo(50);
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
     }
 
@@ -72,7 +72,7 @@ class AwsVpcCniAdapterTest
         node.write("05-other.conflist", TestNode.CILIUM);
         node.write("10-aws.conflist", AWS);
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
-        assertThat(adapter.warnings(node.snapshot())).containsExactly("the runtime loads 05-other.conflist, which sorts before 10-aws.conflist: "
+        assertThat(adapter.warnings(node.snapshot(), AdapterSettings.empty(adapter.name()))).containsExactly("the runtime loads 05-other.conflist, which sorts before 10-aws.conflist: "
                 + "nothing is patched, because an entry in 10-aws.conflist would not be used");
     }
 
@@ -81,15 +81,16 @@ class AwsVpcCniAdapterTest
     {
         CniConfig partial = new CniConfig(CniConfig.Format.LIST, "aws-cni", Optional.of("0.4.0"), List.of("portmap"));
         CniConfig full = new CniConfig(CniConfig.Format.LIST, "aws-cni", Optional.of("0.4.0"), List.of("aws-cni", "egress-cni", "portmap"));
-        ConfigTarget target = new ConfigTarget(Path.of("/etc/cni/net.d/10-aws.conflist"), Path.of("/etc/cni/net.d/10-aws.conflist"), "test");
-        assertThat(adapter.incompleteReason(target, partial)).contains("it has no aws-cni plugin; aws-node always writes one first");
-        assertThat(adapter.incompleteReason(target, full)).isEmpty();
+        node.write("10-aws.conflist", AWS);
+        ConfigTarget target = ConfigTarget.of(node.snapshot().entry("10-aws.conflist").orElseThrow(), "test");
+        assertThat(adapter.incompleteReason(target, partial, AdapterSettings.empty("aws-vpc-cni"))).contains("it has no aws-cni plugin; aws-node always writes one first");
+        assertThat(adapter.incompleteReason(target, full, AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
     }
 
     @Test
     void nothingOnAnotherPlatform()
     {
         node.write("10-calico.conflist", TestNode.CALICO);
-        assertThat(adapter.detect(node.snapshot()).matched()).isFalse();
+        assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).matched()).isFalse();
     }
 }

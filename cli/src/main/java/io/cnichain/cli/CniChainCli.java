@@ -1,0 +1,130 @@
+package io.cnichain.cli;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.Optional;
+
+/**
+ * {@code cni-chain}: the command line. Each subcommand returns an exit code: 0 done, 1 failed, 2 bad usage or
+ * configuration. Errors are one line naming the file and the reason; {@code --stacktrace} shows more.
+ */
+@Command(
+        name = "cni-chain",
+        mixinStandardHelpOptions = true,
+        versionProvider = CniChainCli.Version.class,
+        sortOptions = false,
+        usageHelpAutoWidth = true,
+        description = {
+                "Keeps a chained CNI plugin (Linkerd's linkerd-cni by default) installed in the CNI configuration "
+                        + "that the node's container runtime really loads: it follows symlinks to the real file, patches it "
+                        + "atomically, and removes everything it added on uninstall.",
+                ""},
+        subcommands = {
+                RunCommand.class,
+                InstallCommand.class,
+                UninstallCommand.class,
+                DetectCommand.class,
+                AdaptersCommand.class,
+                DemoCommand.class,
+                CommandLine.HelpCommand.class},
+        footerHeading = "%n",
+        footer = {
+                "Configuration: flags > environment > YAML file (--config) > defaults.",
+                "The environment of Linkerd's linkerd2-cni DaemonSet works unchanged:",
+                "  DEST_CNI_NET_DIR, DEST_CNI_BIN_DIR, CONTAINER_MOUNT_PREFIX,",
+                "  CONTAINER_CNI_BIN_DIR, CNI_NETWORK_CONFIG, CNI_NETWORK_CONFIG_FILE,",
+                "  KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBE_CA_FILE, SKIP_TLS_VERIFY,",
+                "  KUBERNETES_SERVICE_PROTOCOL, KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT.",
+                "",
+                "Exit codes: 0 done (or nothing to do), 1 failed, 2 bad usage or configuration.",
+                "",
+                "Try it on a sandboxed node first:  cni-chain demo"})
+public final class CniChainCli
+        implements Runnable
+{
+    @Spec
+    CommandSpec spec;
+
+    final CliContext context;
+
+    CniChainCli(CliContext context)
+    {
+        this.context = context;
+    }
+
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(context.out());
+    }
+
+    public static void main(String[] args)
+    {
+        System.exit(execute(args, CliContext.system()));
+    }
+
+    /**
+     * Runs the command line in-process.
+     *
+     * @param args    the arguments
+     * @param context environment and output streams
+     * @return the exit code
+     */
+    public static int execute(String[] args, CliContext context)
+    {
+        CommandLine commandLine = commandLine(context);
+        return commandLine.execute(args);
+    }
+
+    static CommandLine commandLine(CliContext context)
+    {
+        CommandLine commandLine = new CommandLine(new CniChainCli(context));
+        commandLine.setOut(new PrintWriter(context.out(), true));
+        commandLine.setErr(new PrintWriter(context.err(), true));
+        commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
+            boolean stacktrace = parseResult.subcommands().stream()
+                    .flatMap(p -> p.matchedOptions().stream())
+                    .anyMatch(o -> o.longestName().equals("--stacktrace"))
+                    || parseResult.matchedOptions().stream().anyMatch(o -> o.longestName().equals("--stacktrace"));
+            if (exception instanceof CniChainException e) {
+                context.err().println("error: " + e.getMessage());
+                if (stacktrace) {
+                    e.printStackTrace(context.err());
+                }
+                return e.code().exitCode();
+            }
+            context.err().println("error: " + exception);
+            if (stacktrace) {
+                exception.printStackTrace(context.err());
+            }
+            else {
+                context.err().println("(run again with --stacktrace for details)");
+            }
+            return 1;
+        });
+        return commandLine;
+    }
+
+    /** The version from the jar manifest. */
+    static final class Version
+            implements CommandLine.IVersionProvider
+    {
+        @Override
+        public String[] getVersion()
+        {
+            String version = Optional.ofNullable(CniChainCli.class.getPackage().getImplementationVersion()).orElse("development build");
+            return new String[] {"cni-chain " + version, "SPI " + io.cnichain.spi.SpiVersion.CURRENT, "Java " + Runtime.version()};
+        }
+    }
+
+    static CniChainException usage(String message)
+    {
+        return new CniChainException(ErrorCode.BAD_CONFIG, message);
+    }
+}

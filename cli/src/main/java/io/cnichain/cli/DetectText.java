@@ -1,0 +1,71 @@
+package io.cnichain.cli;
+
+import io.cnichain.core.engine.DetectReport;
+
+import java.util.List;
+
+/** The text form of a {@link DetectReport}. */
+final class DetectText
+{
+    private DetectText() {}
+
+    static String render(DetectReport report)
+    {
+        StringBuilder out = new StringBuilder();
+        out.append("Node\n");
+        out.append("  conf dir  ").append(report.confDir()).append('\n');
+        out.append("  bin dir   ").append(report.binDir()).append('\n');
+        out.append('\n').append("Adapters\n");
+        int width = report.adapters().stream().mapToInt(a -> a.name().length()).max().orElse(10);
+        for (DetectReport.AdapterScore adapter : report.adapters()) {
+            out.append(adapter.name().equals(report.chosen()) ? "  * " : "    ")
+                    .append(String.format("%-" + width + "s  score %3d  %s%s", adapter.name(), adapter.score(), adapter.origin(),
+                            adapter.state().equals("enabled") ? "" : "  [" + adapter.state() + "]"))
+                    .append('\n');
+            for (String evidence : adapter.evidence()) {
+                out.append("        - ").append(evidence).append('\n');
+            }
+            adapter.failure().ifPresent(failure -> out.append("        ! ").append(failure).append('\n'));
+        }
+        out.append("  chosen: ").append(report.chosen()).append(" (").append(report.why()).append(")\n");
+        out.append('\n').append("Effective configuration (what the runtime loads)\n");
+        if (report.effective().isEmpty()) {
+            out.append("  none\n");
+        }
+        else {
+            DetectReport.Effective effective = report.effective().get();
+            out.append("  ").append(effective.path()).append('\n');
+            if (!effective.linkChain().isEmpty()) {
+                out.append("    links   ").append(String.join(" -> ", effective.linkChain())).append(" -> ").append(effective.resolvedFile()).append('\n');
+            }
+            out.append("    network ").append(effective.networkName()).append('\n');
+            out.append("    plugins ").append(String.join(", ", effective.plugins())).append('\n');
+        }
+        out.append('\n').append("Would patch\n");
+        if (report.targets().isEmpty()) {
+            out.append("  nothing\n");
+        }
+        for (DetectReport.Target target : report.targets()) {
+            out.append("  ").append(target.path()).append('\n');
+            if (!target.path().equals(target.resolvedFile())) {
+                out.append("    target  ").append(target.resolvedFile()).append('\n');
+            }
+            out.append("    why     ").append(target.reason()).append('\n');
+            out.append("    plan    ").append(target.plan()).append('\n');
+        }
+        section(out, "Problems", report.problems());
+        section(out, "Notes", report.notes());
+        return out.toString();
+    }
+
+    private static void section(StringBuilder out, String title, List<String> lines)
+    {
+        out.append('\n').append(title).append('\n');
+        if (lines.isEmpty()) {
+            out.append("  none\n");
+        }
+        for (String line : lines) {
+            out.append("  - ").append(line).append('\n');
+        }
+    }
+}

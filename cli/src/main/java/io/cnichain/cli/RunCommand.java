@@ -1,0 +1,46 @@
+package io.cnichain.cli;
+
+import io.cnichain.core.agent.Agent;
+import io.cnichain.core.config.AgentConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        header = "The node agent: install, watch, re-patch, clean up on SIGTERM.",
+        description = "Watches the CNI configuration directory, the directories of the files its links resolve to, the "
+                + "service account and the bin dir, and keeps the plugin's entry in every authoritative configuration: "
+                + "re-patched at once whenever the primary rewrites its file, kubeconfig rewritten when the token "
+                + "rotates, binary re-installed when it is removed. Creates nothing until a primary configuration exists. "
+                + "On SIGTERM, SIGINT or SIGHUP it stops watching and uninstalls, within the shutdown timeout; a second "
+                + "signal exits at once.",
+        footer = {"", "Health: /healthz, /readyz, /metrics on the health port.",
+                "Exit 0 after a clean shutdown, 1 when cleanup failed or the agent could not run, 2 on bad configuration."})
+final class RunCommand
+        extends AgentCommand
+{
+    @Option(names = "--health-port", paramLabel = "PORT", description = "Port of /healthz, /readyz and /metrics; 0 disables (YAML healthPort, default 9470).")
+    Integer healthPort;
+
+    @Option(names = "--no-cleanup", description = "Leave the configuration, kubeconfig and binaries in place on shutdown, for upgrades (YAML cleanupOnShutdown: false).")
+    boolean noCleanup;
+
+    @Option(names = "--shutdown-timeout", paramLabel = "SECONDS", description = "Bound on cleanup at shutdown (YAML shutdownTimeoutSeconds, default 20).")
+    Integer shutdownTimeout;
+
+    @Override
+    public Integer call()
+            throws Exception
+    {
+        Map<String, String> flags = new LinkedHashMap<>();
+        CommonOptions.put(flags, "--health-port", healthPort);
+        CommonOptions.put(flags, "--no-cleanup", noCleanup ? true : null);
+        CommonOptions.put(flags, "--shutdown-timeout", shutdownTimeout);
+        AgentConfig config = options.load(context(), flags);
+        return new Agent(engine(config)).run();
+    }
+}

@@ -1,0 +1,20 @@
+package io.cnichain.core.config;
+
+import java.time.Duration;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The long-running agent's options ({@code cni-chain run}).
+ *
+ * @param healthPort        the health and metrics port, 0 for none
+ * @param cleanupOnShutdown whether the agent uninstalls when it is stopped
+ * @param shutdownTimeout   how long cleanup on shutdown may take
+ */
+public record RunSettings(int healthPort, boolean cleanupOnShutdown, Duration shutdownTimeout)
+{
+    public RunSettings
+    {
+        requireNonNull(shutdownTimeout, "shutdownTimeout is null");
+    }
+}

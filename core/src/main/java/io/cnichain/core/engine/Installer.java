@@ -1,0 +1,159 @@
+package io.cnichain.core.engine;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.core.install.BinaryInstaller;
+import io.cnichain.core.install.KubeconfigWriter;
+import io.cnichain.core.json.CniJson;
+import io.cnichain.spi.ConfigTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Install: the plugin's binaries first, then its kubeconfig, then its entry in every file of the plan. No file is
+ * patched while the binary or the kubeconfig is missing: a configuration naming a missing binary breaks every pod on
+ * the node. The agent's reconcile pass uses the same steps one by one.
+ */
+public final class Installer
+{
+    private static final Logger log = LoggerFactory.getLogger(Installer.class);
+
+    private final AgentConfig config;
+    private final HostPaths host;
+    private final AtomicFileWriter writer;
+    private final BinaryInstaller binaries;
+    private final KubeconfigWriter kubeconfig;
+    private final ConfigFileUpdater updater;
+
+    Installer(AgentConfig config, AtomicFileWriter writer, BinaryInstaller binaries, KubeconfigWriter kubeconfig, ConfigFileUpdater updater)
+    {
+        this.config = requireNonNull(config, "config is null");
+        this.host = config.host();
+        this.writer = requireNonNull(writer, "writer is null");
+        this.binaries = requireNonNull(binaries, "binaries is null");
+        this.kubeconfig = requireNonNull(kubeconfig, "kubeconfig is null");
+        this.updater = requireNonNull(updater, "updater is null");
+    }
+
+    /** The entry to install, the kubeconfig's path substituted. */
+    public ObjectNode entry()
+    {
+        return config.plugin().render(config.kubeconfigHostPath());
+    }
+
+    /**
+     * One full pass on a decision already made.
+     *
+     * @param snapshot  the node
+     * @param selection the adapter's decision
+     * @return what happened
+     */
+    InstallReport install(NodeSnapshot snapshot, Selection selection)
+    {
+        writer.removeStaleTemps(snapshot.layout().containerConfDir());
+        if (selection.failure().isPresent()) {
+            return new InstallReport(selection, List.of(), List.of(), false, selection.failure());
+        }
+        if (selection.targets().isEmpty()) {
+            log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());
+            return new InstallReport(selection, List.of(), List.of(), false, Optional.empty());
+        }
+        List<Path> written;
+        boolean kubeconfigWritten;
+        try {
+            written = installBinaries();
+            kubeconfigWritten = ensureKubeconfig();
+        }
+        catch (CniChainException e) {
+            log.error("Not patching any configuration: {}", e.getMessage());
+            return new InstallReport(selection, List.of(), List.of(), false, Optional.of(e.getMessage()));
+        }
+        log.info("Using CNI config template from {}.", config.plugin().source());
+        log.info("CNI config: {}", CniJson.compact(entry()));
+        Optional<String> missing = missingPrerequisite();
+        List<FileOutcome> outcomes = new ArrayList<>();
+        for (ConfigTarget target : selection.targets()) {
+            outcomes.add(missing.isPresent()
+                    ? new FileOutcome(target.path(), FileOutcome.Result.FAILED, missing.get(), List.of())
+                    : patch(target, selection.chosen(), selection.settings()));
+        }
+        return new InstallReport(selection, outcomes, written, kubeconfigWritten, Optional.empty());
+    }
+
+    /**
+     * @return the names of the binaries install copies (the source directory's files)
+     */
+    public List<String> binaryNames()
+    {
+        return binaries.sourceNames();
+    }
+
+    /**
+     * @return the binaries written (none when they were in place already)
+     * @throws CniChainException when they cannot be installed
+     */
+    public List<Path> installBinaries()
+    {
+        return binaries.install(config.plugin().shortName());
+    }
+
+    /**
+     * @return whether the kubeconfig was written (it is only when its content changes)
+     * @throws CniChainException when it cannot be rendered or written
+     */
+    public boolean ensureKubeconfig()
+    {
+        return config.kubeconfig().enabled() && kubeconfig.ensure();
+    }
+
+    /**
+     * @return why no configuration may name the plugin now, if so: its binary or its kubeconfig is missing
+     */
+    public Optional<String> missingPrerequisite()
+    {
+        Path binary = config.paths().binDir().resolve(config.plugin().type());
+        if (!Files.isRegularFile(host.toContainer(binary))) {
+            Path source = config.paths().sourceBinDir();
+            return Optional.of(binary + ": the " + config.plugin().type() + " binary is not installed (source " + source + " "
+                    + (Files.isDirectory(source) ? "does not contain it" : "does not exist") + "); no configuration may name a missing binary");
+        }
+        if (config.kubeconfig().enabled() && !kubeconfig.exists()) {
+            return Optional.of(kubeconfig.hostPath() + ": the plugin's kubeconfig is missing");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Patches one file. The caller has checked {@link #missingPrerequisite()}.
+     *
+     * @param target   the file
+     * @param adapter  the adapter that named it (asked whether the file is complete)
+     * @param settings that adapter's settings
+     * @return the outcome
+     */
+    public FileOutcome patch(ConfigTarget target, LoadedAdapter adapter, io.cnichain.spi.AdapterSettings settings)
+    {
+        writer.removeStaleTemps(host.toContainer(target.resolvedFile()).getParent());
+        FileOutcome outcome = updater.install(target, entry(), adapter.adapter(), settings);
+        switch (outcome.result()) {
+            case FAILED -> log.warn("Not patching {}: {}", target.path(), outcome.detail());
+            case WAITING -> log.info("Waiting for {}: {}", target.path(), outcome.detail());
+            default -> { }
+        }
+        return outcome;
+    }
+}

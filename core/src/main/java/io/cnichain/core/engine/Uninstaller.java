@@ -1,0 +1,160 @@
+package io.cnichain.core.engine;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.discovery.NodeLayout;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.install.BinaryInstaller;
+import io.cnichain.core.install.KubeconfigWriter;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.ParseResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Uninstall: our entry out of every configuration that may hold it (links followed, every adapter's authoritative
+ * files included), then the kubeconfig, then the binaries, the last two only when no configuration names the plugin
+ * any more. Continues past every failure and reports each.
+ */
+public final class Uninstaller
+{
+    private static final Logger log = LoggerFactory.getLogger(Uninstaller.class);
+
+    private final AgentConfig config;
+    private final AdapterRegistry registry;
+    private final NodeLayout layout;
+    private final AtomicFileWriter writer;
+    private final BinaryInstaller binaries;
+    private final KubeconfigWriter kubeconfig;
+    private final ConfigFileUpdater updater;
+
+    Uninstaller(AgentConfig config, AdapterRegistry registry, AtomicFileWriter writer, BinaryInstaller binaries, KubeconfigWriter kubeconfig,
+            ConfigFileUpdater updater)
+    {
+        this.config = requireNonNull(config, "config is null");
+        this.registry = requireNonNull(registry, "registry is null");
+        this.layout = config.layout();
+        this.writer = requireNonNull(writer, "writer is null");
+        this.binaries = requireNonNull(binaries, "binaries is null");
+        this.kubeconfig = requireNonNull(kubeconfig, "kubeconfig is null");
+        this.updater = requireNonNull(updater, "updater is null");
+    }
+
+    UninstallReport uninstall()
+    {
+        String type = config.plugin().type();
+        log.info("Removing {} artifacts.", type);
+        writer.removeStaleTemps(layout.containerConfDir());
+        List<FileOutcome> outcomes = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (Map.Entry<Path, Path> file : cleanupCandidates(layout.snapshot()).entrySet()) {
+            FileOutcome outcome = updater.uninstall(file.getValue(), file.getKey(), type);
+            outcomes.add(outcome);
+            switch (outcome.result()) {
+                case FAILED -> {
+                    failures.add(outcome.detail());
+                    log.error("Failed to remove {} from {}: {}", type, file.getValue(), outcome.detail());
+                }
+                case SKIPPED -> log.warn("Skipping {}", outcome.detail());
+                default -> { }
+            }
+        }
+
+        List<Path> stillNaming = filesNaming(layout.snapshot(), type);
+        boolean kubeconfigRemoved = false;
+        List<Path> removedBinaries = List.of();
+        if (!stillNaming.isEmpty() || !failures.isEmpty()) {
+            // A configuration naming a missing binary breaks ADD and DEL for every pod on the node: while any
+            // file may still name the plugin, its binary and kubeconfig stay.
+            String failure = "keeping the kubeconfig and the " + type + " binary: "
+                    + (stillNaming.isEmpty() ? "a configuration above could not be cleaned and may still name " + type
+                    : stillNaming + " still name " + type);
+            log.error("{}", failure);
+            failures.add(failure);
+        }
+        else {
+            try {
+                if (kubeconfig.exists()) {
+                    log.info("Removing {} kubeconfig: {}", type, kubeconfig.hostPath());
+                    kubeconfigRemoved = kubeconfig.remove();
+                }
+            }
+            catch (CniChainException e) {
+                failures.add(e.getMessage());
+                log.error("{}", e.getMessage());
+            }
+            try {
+                removedBinaries = binaries.uninstall();
+                removedBinaries.forEach(binary -> log.info("Removing {} binary: {}", type, binary));
+            }
+            catch (CniChainException e) {
+                failures.add(e.getMessage());
+                log.error("{}", e.getMessage());
+            }
+        }
+        return new UninstallReport(outcomes, kubeconfigRemoved, removedBinaries, failures);
+    }
+
+    /**
+     * Every file that may hold our entry, by resolved file (each once), with the path it is seen under: every
+     * runtime-loadable entry of the conf dir and every file any adapter calls authoritative.
+     */
+    private Map<Path, Path> cleanupCandidates(NodeSnapshot snapshot)
+    {
+        Map<Path, Path> byFile = new LinkedHashMap<>();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.resolves()) {
+                byFile.putIfAbsent(entry.resolvedFile().orElseThrow(), entry.path());
+            }
+        }
+        for (LoadedAdapter adapter : registry.all()) {
+            try {
+                for (ConfigTarget target : adapter.adapter().authoritativeConfigs(snapshot, config.adapters().settingsFor(adapter.name()))) {
+                    byFile.putIfAbsent(target.resolvedFile(), target.path());
+                }
+            }
+            catch (RuntimeException e) {
+                log.warn("adapter {} could not list its files for cleanup: {}", adapter.name(), e.getMessage());
+            }
+        }
+        return byFile;
+    }
+
+    private List<Path> filesNaming(NodeSnapshot snapshot, String type)
+    {
+        Set<Path> naming = new LinkedHashSet<>();
+        for (Map.Entry<Path, Path> file : cleanupCandidates(snapshot).entrySet()) {
+            ConfigEntry entry = snapshot.inspect(file.getValue());
+            if (names(snapshot.parse(entry), type)) {
+                naming.add(file.getKey());
+            }
+        }
+        // The runtime also loads what we may not write (a link out of the allowed roots): while such a file names
+        // the plugin, its binary must stay, or ADD and DEL fail on that network.
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && !entry.resolves() && names(snapshot.parse(entry), type)) {
+                naming.add(entry.path());
+            }
+        }
+        return List.copyOf(naming);
+    }
+
+    private static boolean names(ParseResult result, String type)
+    {
+        return result.config().map(c -> c.hasPluginType(type)).orElse(false);
+    }
+}
