@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
@@ -68,9 +67,7 @@ public record PluginEntry(ObjectNode template, String source)
     private static void substitute(JsonNode node, String value)
     {
         if (node instanceof ObjectNode object) {
-            Iterator<Map.Entry<String, JsonNode>> fields = object.fields();
-            while (fields.hasNext()) {
-                Map.Entry<String, JsonNode> field = fields.next();
+            for (Map.Entry<String, JsonNode> field : object.properties()) {
                 if (field.getValue().isTextual()) {
                     field.setValue(TextNode.valueOf(field.getValue().asText().replace(KUBECONFIG_PLACEHOLDER, value)));
                 }

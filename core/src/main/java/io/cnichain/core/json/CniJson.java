@@ -1,6 +1,5 @@
 package io.cnichain.core.json;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
@@ -9,8 +8,8 @@ import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,12 +24,12 @@ public final class CniJson
 {
     // Duplicate keys are accepted, last one wins, as Go does: a file the runtime loads must not look broken to us.
     private static final ObjectMapper MAPPER = JsonMapper.builder()
-            .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
+            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .build();
 
-    private static final DefaultPrettyPrinter PRINTER = new JqStylePrinter();
+    private static final DefaultPrettyPrinter PRINTER = jqStylePrinter();
 
     private CniJson() {}
 
@@ -116,54 +115,14 @@ public final class CniJson
         }
     }
 
-    /** {@code "key": value}, arrays one element a line, {@code []} and {@code {}} for empty ones. */
-    private static final class JqStylePrinter
-            extends DefaultPrettyPrinter
+    /** {@code "key": value}, two-space indentation, one element a line, {@code []} and {@code {}} for empty ones, as jq writes. */
+    private static DefaultPrettyPrinter jqStylePrinter()
     {
-        JqStylePrinter()
-        {
-            super(DefaultPrettyPrinter.DEFAULT_ROOT_VALUE_SEPARATOR);
-            DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
-            indentArraysWith(indenter);
-            indentObjectsWith(indenter);
-            _separators = Separators.createDefaultInstance()
-                    .withObjectFieldValueSpacing(Separators.Spacing.AFTER);
-            _objectFieldValueSeparatorWithSpaces = ": ";
-        }
-
-        JqStylePrinter(JqStylePrinter base)
-        {
-            super(base);
-        }
-
-        @Override
-        public DefaultPrettyPrinter createInstance()
-        {
-            return new JqStylePrinter(this);
-        }
-
-        @Override
-        public void writeEndObject(JsonGenerator g, int nrOfEntries)
-                throws IOException
-        {
-            if (nrOfEntries == 0) {
-                _nesting--;
-                g.writeRaw('}');
-                return;
-            }
-            super.writeEndObject(g, nrOfEntries);
-        }
-
-        @Override
-        public void writeEndArray(JsonGenerator g, int nrOfValues)
-                throws IOException
-        {
-            if (nrOfValues == 0) {
-                _nesting--;
-                g.writeRaw(']');
-                return;
-            }
-            super.writeEndArray(g, nrOfValues);
-        }
+        Separators separators = Separators.createDefaultInstance()
+                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                .withObjectEmptySeparator("")
+                .withArrayEmptySeparator("");
+        DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
+        return new DefaultPrettyPrinter(separators).withObjectIndenter(indenter).withArrayIndenter(indenter);
     }
 }
