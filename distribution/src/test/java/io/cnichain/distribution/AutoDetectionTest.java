@@ -6,9 +6,10 @@ import io.cnichain.core.engine.DetectReport;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -32,11 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * platform's layouts, on mixed leftovers and on ties, which adapter wins, with which scores, what it would
  * patch; then a real install patches exactly those files and uninstall takes every entry out again.
  */
+@ExtendWith(TempNodeExtension.class)
 class AutoDetectionTest
 {
-    @TempDir
-    Path temp;
-
     record Case(String name, Consumer<TestNode> layout, String yaml, String chosen, Map<String, Integer> scores, List<String> targets,
                 List<String> notes)
     {
@@ -175,10 +174,9 @@ class AutoDetectionTest
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
-    void autoDetection(Case c)
+    void autoDetection(Case c, TestNode node)
             throws IOException
     {
-        TestNode node = TestNode.create(temp);
         c.layout().accept(node);
         Engine engine = engine(node, c.yaml());
 
@@ -214,9 +212,8 @@ class AutoDetectionTest
     }
 
     @Test
-    void tiesAreBrokenTheSameWayWhateverOrderTheAdaptersAreFoundIn()
+    void tiesAreBrokenTheSameWayWhateverOrderTheAdaptersAreFoundIn(TestNode node)
     {
-        TestNode node = TestNode.create(temp);
         node.write("05-cilium.conflist-current", TestNode.CILIUM);
         node.write("10-oci.conflist-current", TestNode.OCI);
         AdapterRegistry found = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
@@ -230,7 +227,7 @@ class AutoDetectionTest
     private Engine engine(TestNode node, String yaml)
             throws IOException
     {
-        Optional<Path> file = yaml.isEmpty() ? Optional.empty() : Optional.of(Files.writeString(temp.resolve("cni-chain.yaml"), yaml));
+        Optional<Path> file = yaml.isEmpty() ? Optional.empty() : Optional.of(Files.writeString(node.root().resolve("cni-chain.yaml"), yaml));
         return new Engine(node.config(file), AdapterRegistry.fromClassLoader(getClass().getClassLoader()));
     }
 

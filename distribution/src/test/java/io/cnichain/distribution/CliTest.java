@@ -2,10 +2,11 @@ package io.cnichain.distribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,17 +17,15 @@ import java.nio.file.attribute.PosixFilePermissions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** install, detect and uninstall through the command line, on temp node roots, with the built-in adapters. */
+@ExtendWith(TempNodeExtension.class)
 class CliTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     @Test
@@ -173,7 +172,7 @@ class CliTest
     void badConfigurationExitsTwoNamingTheKeyAndFile()
             throws IOException
     {
-        Path yaml = Files.writeString(temp.resolve("bad.yaml"), "confDir: /etc/cni/net.d\nbinDirectory: /opt/cni/bin\n");
+        Path yaml = Files.writeString(node.root().resolve("bad.yaml"), "confDir: /etc/cni/net.d\nbinDirectory: /opt/cni/bin\n");
         Cli.Result result = Cli.run(node, "install", "--config", yaml.toString());
         assertThat(result.code()).isEqualTo(2);
         assertThat(result.err()).contains("error: " + yaml + ": unknown key 'binDirectory'");
@@ -183,7 +182,7 @@ class CliTest
         assertThat(unknownAdapter.err()).contains("no adapter named 'nosuch' is installed (installed: calico, cilium, generic-symlink, oci-vcn-native)");
 
         Cli.Result settings = Cli.run(node, "detect", "--config",
-                Files.writeString(temp.resolve("settings.yaml"), "adapters:\n  generic-symlink: { confFile: x }\n").toString());
+                Files.writeString(node.root().resolve("settings.yaml"), "adapters:\n  generic-symlink: { confFile: x }\n").toString());
         assertThat(settings.code()).isEqualTo(2);
         assertThat(settings.err()).contains("key 'adapters.generic-symlink.confFile': adapter generic-symlink has no setting 'confFile' (it takes no settings)");
 

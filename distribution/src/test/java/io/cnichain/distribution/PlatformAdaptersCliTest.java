@@ -2,10 +2,11 @@ package io.cnichain.distribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,17 +17,15 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The platform adapters through the command line: detect's report, YAML selection and settings, their errors. */
+@ExtendWith(TempNodeExtension.class)
 class PlatformAdaptersCliTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     @Test
@@ -76,7 +75,7 @@ class PlatformAdaptersCliTest
     {
         node.write("05-cilium.conflist-current", TestNode.CILIUM);
         node.write("06-cilium.conflist-current", TestNode.CILIUM);
-        Path yaml = Files.writeString(temp.resolve("pinned.yaml"), "adapter: cilium\nadapters:\n  cilium:\n    confFile: 06-cilium.conflist-current\n");
+        Path yaml = Files.writeString(node.root().resolve("pinned.yaml"), "adapter: cilium\nadapters:\n  cilium:\n    confFile: 06-cilium.conflist-current\n");
         Cli.Result install = Cli.run(node, "install", "--config", yaml.toString());
         assertThat(install.code()).as(install.toString()).isZero();
         assertThat(install.err()).contains("Using adapter cilium (pinned by configuration)")
@@ -104,12 +103,12 @@ class PlatformAdaptersCliTest
     void unknownSettingsAreErrorsNamingTheAdapterAndTheKey()
             throws IOException
     {
-        Path typo = Files.writeString(temp.resolve("typo.yaml"), "adapters:\n  cilium: { conffile: 05-cilium.conflist }\n");
+        Path typo = Files.writeString(node.root().resolve("typo.yaml"), "adapters:\n  cilium: { conffile: 05-cilium.conflist }\n");
         Cli.Result result = Cli.run(node, "install", "--config", typo.toString());
         assertThat(result.code()).isEqualTo(2);
         assertThat(result.err()).contains("error: " + typo + ": key 'adapters.cilium.conffile': adapter cilium has no setting 'conffile' (its settings: confFile)");
 
-        Path none = Files.writeString(temp.resolve("none.yaml"), "adapters:\n  oci-vcn-native: { confFile: 10-oci.conflist }\n");
+        Path none = Files.writeString(node.root().resolve("none.yaml"), "adapters:\n  oci-vcn-native: { confFile: 10-oci.conflist }\n");
         Cli.Result noSettings = Cli.run(node, "detect", "--config", none.toString());
         assertThat(noSettings.code()).isEqualTo(2);
         assertThat(noSettings.err()).contains("key 'adapters.oci-vcn-native.confFile': adapter oci-vcn-native has no setting 'confFile' (it takes no settings)");
@@ -121,7 +120,7 @@ class PlatformAdaptersCliTest
     {
         node.write("05-cilium.conflist", TestNode.CILIUM);
         String before = node.read("05-cilium.conflist");
-        Path yaml = Files.writeString(temp.resolve("bad-value.yaml"), "adapters:\n  cilium: { confFile: ../05-cilium.conflist }\n");
+        Path yaml = Files.writeString(node.root().resolve("bad-value.yaml"), "adapters:\n  cilium: { confFile: ../05-cilium.conflist }\n");
 
         Cli.Result detect = Cli.run(node, "detect", "--config", yaml.toString());
         assertThat(detect.out()).contains("adapter cilium: adapters.cilium.confFile: '../05-cilium.conflist' must be a file name in the conf dir "

@@ -4,10 +4,11 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,19 +25,17 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@ExtendWith(TempNodeExtension.class)
 class AtomicFileWriterTest
 {
     static final FileMode DEFAULT = FileMode.keepExistingOr(PosixFilePermissions.fromString("rw-r--r--"));
 
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     @Test

@@ -1,11 +1,12 @@
 package io.cnichain.core.fs;
 
 import io.cnichain.core.host.HostPaths;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.ConfigEntry.EntryKind;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,18 +16,16 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Real symlinks in a temp host root; absolute targets are host paths and must land under the host root. */
+@ExtendWith(TempNodeExtension.class)
 class SymlinkResolverTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
     SymlinkResolver resolver;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
         resolver = new SymlinkResolver(new HostPaths(node.hostRoot()), List.of(Path.of("/etc/cni")));
     }
 
@@ -122,7 +121,7 @@ class SymlinkResolverTest
             throws IOException
     {
         // ../../../../.. from the conf dir stops at the host's /, exactly as on the node.
-        Files.writeString(temp.resolve("outside.conflist"), "{}");
+        Files.writeString(node.root().resolve("outside.conflist"), "{}");
         node.link("10-up.conflist", "../../../../../../outside.conflist");
         Resolution resolution = resolver.resolve(Path.of("/etc/cni/net.d/10-up.conflist"));
         assertThat(resolution.target()).isEmpty();

@@ -2,10 +2,11 @@ package io.cnichain.core.install;
 
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.host.HostPaths;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,18 +15,16 @@ import java.nio.file.attribute.PosixFilePermissions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(TempNodeExtension.class)
 class BinaryInstallerTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
     BinaryInstaller installer;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
         installer = new BinaryInstaller(new HostPaths(node.hostRoot()), node.imageBinDir(), TestNode.BIN_DIR, new AtomicFileWriter());
     }
 

@@ -3,10 +3,11 @@ package io.cnichain.core.install;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,17 +19,15 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@ExtendWith(TempNodeExtension.class)
 class KubeconfigWriterTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     KubeconfigWriter writer()

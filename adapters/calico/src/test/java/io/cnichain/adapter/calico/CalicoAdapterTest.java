@@ -2,6 +2,7 @@ package io.cnichain.adapter.calico;
 
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
@@ -10,7 +11,7 @@ import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,18 +22,16 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@ExtendWith(TempNodeExtension.class)
 class CalicoAdapterTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
     CalicoAdapter adapter = new CalicoAdapter();
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     @Test

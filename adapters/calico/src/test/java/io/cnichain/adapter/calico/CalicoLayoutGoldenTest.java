@@ -2,10 +2,11 @@ package io.cnichain.adapter.calico;
 
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.testkit.NodeGolden;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code golden/calico/<layout>/<step>.golden}. Calico's in-place rewrite is reproduced the way it happens: the
  * file is truncated and written through the same inode, and the engine looks at it in between.
  */
+@ExtendWith(TempNodeExtension.class)
 class CalicoLayoutGoldenTest
 {
     static final String PINNED = "adapter: calico\n";
@@ -37,16 +39,13 @@ class CalicoLayoutGoldenTest
                 token: calico-token-not-a-secret
             """;
 
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
             throws IOException
     {
-        node = TestNode.create(temp).binaries("calico", "calico-ipam", "portmap", "loopback");
+        this.node = node.binaries("calico", "calico-ipam", "portmap", "loopback");
         node.write("calico-kubeconfig", KUBECONFIG);
         Files.createDirectories(node.conf("calico-tls"));
         Files.writeString(node.conf("calico-tls/etcd-ca"), "not a certificate\n");
@@ -128,7 +127,7 @@ class CalicoLayoutGoldenTest
     private byte[] prettyCalico()
             throws IOException
     {
-        Path scratch = node.writeAt(temp.resolve("scratch/10-calico.conflist"), TestNode.CALICO);
+        Path scratch = node.writeAt(node.root().resolve("scratch/10-calico.conflist"), TestNode.CALICO);
         return Files.readAllBytes(scratch);
     }
 }

@@ -2,6 +2,7 @@ package io.cnichain.adapter.cilium;
 
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
@@ -10,7 +11,7 @@ import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -19,18 +20,16 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@ExtendWith(TempNodeExtension.class)
 class CiliumAdapterTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
     CiliumAdapter adapter = new CiliumAdapter();
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     @Test

@@ -2,13 +2,13 @@ package io.cnichain.adapter.cilium;
 
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.testkit.NodeGolden;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,21 +16,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Cilium's layouts, each run through the real engine (detect, install, uninstall) with the adapter pinned;
  * every step is compared with {@code golden/cilium/<layout>/<step>.golden}.
  */
+@ExtendWith(TempNodeExtension.class)
 class CiliumLayoutGoldenTest
 {
     static final String PINNED = "adapter: cilium\n";
     static final String CILIUM_BACKUP = """
             {"cniVersion":"0.3.1","name":"cilium","plugins":[{"type":"cilium-cni","enable-debug":true}]}""";
 
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp).binaries("cilium-cni", "loopback");
+        this.node = node.binaries("cilium-cni", "loopback");
     }
 
     @Test

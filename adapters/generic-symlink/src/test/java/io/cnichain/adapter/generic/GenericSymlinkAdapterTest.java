@@ -2,31 +2,30 @@ package io.cnichain.adapter.generic;
 
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(TempNodeExtension.class)
 class GenericSymlinkAdapterTest
 {
-    @TempDir
-    Path temp;
-
     TestNode node;
     CniPlatformAdapter adapter;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
         adapter = new GenericSymlinkAdapter();
     }
 

@@ -2,33 +2,31 @@ package io.cnichain.adapter.oci;
 
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.testkit.AdapterSmoke;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(TempNodeExtension.class)
 class OciVcnNativeAdapterTest
 {
     static final AdapterSettings NO_SETTINGS = AdapterSettings.empty("oci-vcn-native");
-
-    @TempDir
-    Path temp;
 
     TestNode node;
     OciVcnNativeAdapter adapter = new OciVcnNativeAdapter();
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp);
+        this.node = node;
     }
 
     @Test

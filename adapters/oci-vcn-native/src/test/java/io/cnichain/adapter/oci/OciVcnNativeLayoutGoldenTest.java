@@ -2,10 +2,11 @@ package io.cnichain.adapter.oci;
 
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.testkit.NodeGolden;
+import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * OCI VCN-Native layouts, each run through the real engine (detect, install, the platform's own moves,
  * uninstall) with the adapter pinned; every step is compared with {@code golden/oci/<layout>/<step>.golden}.
  */
+@ExtendWith(TempNodeExtension.class)
 class OciVcnNativeLayoutGoldenTest
 {
     static final String PINNED = "adapter: oci-vcn-native\n";
@@ -26,15 +28,12 @@ class OciVcnNativeLayoutGoldenTest
             {"name":"oci","cniVersion":"0.3.1","plugins":[{"type":"oci-ipvlan","mode":"l2","ipam":{"type":"oci-ipam"}},\
             {"type":"oci-ptp","containerInterface":"ptp-veth0","mtu":1500}]}""";
 
-    @TempDir
-    Path temp;
-
     TestNode node;
 
     @BeforeEach
-    void setUp()
+    void setUp(TestNode node)
     {
-        node = TestNode.create(temp).binaries("oci-ipvlan", "oci-ptp", "oci-ipam", "loopback");
+        this.node = node.binaries("oci-ipvlan", "oci-ptp", "oci-ipam", "loopback");
     }
 
     @Test
