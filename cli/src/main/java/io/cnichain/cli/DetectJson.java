@@ -39,6 +39,7 @@ final class DetectJson
             node.put("target", effective.resolvedFile());
             node.put("network", effective.networkName());
             strings(node.putArray("plugins"), effective.plugins());
+            node.put("carriesEntry", effective.carriesEntry());
         }, () -> root.putNull("effective"));
         ArrayNode targets = root.putArray("targets");
         for (DetectReport.Target target : report.targets()) {

@@ -40,6 +40,7 @@ final class DetectText
             }
             out.append("    network ").append(effective.networkName()).append('\n');
             out.append("    plugins ").append(String.join(", ", effective.plugins())).append('\n');
+            out.append("    ours    ").append(effective.carriesEntry() ? "yes, it carries the chained plugin" : "no, not yet").append('\n');
         }
         out.append('\n').append("Would patch\n");
         if (report.targets().isEmpty()) {

@@ -143,12 +143,12 @@ class AutoDetectionTest
                         List.of("tie at score 100 between cilium, oci-vcn-native; chose cilium (ties go to the adapter name that sorts first; "
                                 + "pin one with 'adapter:')")),
 
-                new Case("tie on binaries alone: the winner finds nothing, and the adapter that would is named", n -> {
+                new Case("tie on binaries alone: the winner finds nothing, the runtime's file is patched anyway, and the adapter that would is named", n -> {
                     n.binaries("calico", "cilium-cni");
                     n.write("10-flannel.conflist", """
                             {"name":"cbr0","cniVersion":"1.0.0","plugins":[{"type":"flannel","delegate":{"hairpinMode":true}},\
                             {"type":"portmap","capabilities":{"portMappings":true}}]}""");
-                }, "", "calico", scores(50, 50, 1, 0), List.of(),
+                }, "", "calico", scores(50, 50, 1, 0), List.of("/etc/cni/net.d/10-flannel.conflist"),
                         List.of("tie at score 50 between calico, cilium; chose calico",
                                 "adapter calico finds nothing to patch, but adapter generic-symlink would patch /etc/cni/net.d/10-flannel.conflist")),
 
@@ -158,10 +158,10 @@ class AutoDetectionTest
                     n.link("10-flannel.conflist", "../flannel/10-flannel.conflist");
                 }, "", "generic-symlink", scores(0, 0, 1, 0), List.of("/etc/cni/net.d/10-flannel.conflist"), List.of()),
 
-                new Case("pinned adapter finds nothing while another would: it is named", n -> {
+                new Case("pinned adapter finds nothing while another would: it is named, and the runtime's file is patched anyway", n -> {
                     n.binaries("cilium-cni");
                     n.write("05-cilium.conflist", TestNode.CILIUM);
-                }, "adapter: calico\n", "calico", Map.of("calico", 0), List.of(),
+                }, "adapter: calico\n", "calico", Map.of("calico", 0), List.of("/etc/cni/net.d/05-cilium.conflist"),
                         List.of("adapter calico finds nothing to patch, but adapter cilium would patch /etc/cni/net.d/05-cilium.conflist",
                                 "adapter calico finds nothing to patch, but adapter generic-symlink would patch /etc/cni/net.d/05-cilium.conflist")),
 

@@ -192,27 +192,52 @@ class CliTest
     }
 
     @Test
-    void uninstallContinuesPastAMalformedFileAndKeepsTheBinaryWhileAnythingMayNameIt()
+    void uninstallDecidesEveryFileByWhatTheRuntimeDoesWithIt()
             throws IOException
     {
         node.write("10-calico.conflist", TestNode.CALICO);
         assertThat(Cli.run(node, "install").code()).isZero();
-        // A second list also holding our entry, and a broken file that still mentions us.
+        // A second list also holding our entry; a broken file that mentions us, which the runtime never loads; and a
+        // foreign file too large for us to read whole, which does not mention us.
         node.write("20-other.conflist", "{\"name\":\"other\",\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"linkerd-cni\"}]}");
         node.write("15-broken.conflist", "{\"plugins\":[{\"type\":\"linkerd-cni\"}");
+        String broken = node.read("15-broken.conflist");
+        writeLarge(node.conf("30-large.conflist"), "{\"name\":\"large\",\"plugins\":[{\"type\":\"bridge\"}]}");
+
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(plugins(node.read("10-calico.conflist"))).containsExactly("calico", "portmap");
+        assertThat(plugins(node.read("20-other.conflist"))).containsExactly("bridge");
+        assertThat(node.read("15-broken.conflist")).as("left untouched").isEqualTo(broken);
+        assertThat(uninstall.err()).contains("Skipping /etc/cni/net.d/15-broken.conflist: ").contains("(the runtime does not load it either)")
+                .contains("30-large.conflist").contains("it does not mention linkerd-cni, so nothing of ours runs from it");
+        assertThat(node.binDir().resolve("linkerd-cni")).as("no configuration the runtime loads names it").doesNotExist();
+        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+    }
+
+    @Test
+    void aFileTooLargeToReadThatMentionsUsKeepsTheBinaryAndKubeconfig()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(Cli.run(node, "install").code()).isZero();
+        writeLarge(node.conf("30-large.conflist"), "{\"name\":\"large\",\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"linkerd-cni\"}]}");
 
         Cli.Result uninstall = Cli.run(node, "uninstall");
         assertThat(uninstall.code()).as(uninstall.toString()).isEqualTo(1);
+        assertThat(uninstall.err()).contains("30-large.conflist").contains("it may run linkerd-cni");
         assertThat(plugins(node.read("10-calico.conflist"))).containsExactly("calico", "portmap");
-        assertThat(plugins(node.read("20-other.conflist"))).containsExactly("bridge");
-        assertThat(uninstall.err()).contains("15-broken.conflist").contains("may still name linkerd-cni");
-        assertThat(node.binDir().resolve("linkerd-cni")).as("a config may still name it").exists();
+        assertThat(node.binDir().resolve("linkerd-cni")).exists();
+        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).exists();
+    }
 
-        Files.delete(node.conf("15-broken.conflist"));
-        Cli.Result retry = Cli.run(node, "uninstall");
-        assertThat(retry.code()).as(retry.toString()).isZero();
-        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
-        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+    /** A valid configuration padded with spaces past the 1 MiB we read: the runtime, which has no limit, loads it. */
+    private static void writeLarge(Path file, String json)
+            throws IOException
+    {
+        byte[] padding = " ".repeat(2 * 1024 * 1024).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Files.write(file, json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(file, padding, java.nio.file.StandardOpenOption.APPEND);
     }
 
     @Test

@@ -122,13 +122,15 @@ class PlatformAdaptersCliTest
         String before = node.read("05-cilium.conflist");
         Path yaml = Files.writeString(node.root().resolve("bad-value.yaml"), "adapters:\n  cilium: { confFile: ../05-cilium.conflist }\n");
 
+        // A bad configuration: exit 2 before anything is done, as for any other bad value.
         Cli.Result detect = Cli.run(node, "detect", "--config", yaml.toString());
-        assertThat(detect.out()).contains("adapter cilium: adapters.cilium.confFile: '../05-cilium.conflist' must be a file name in the conf dir "
-                + "/etc/cni/net.d (or an absolute path in it) [INVALID_SETTING]");
+        assertThat(detect.code()).isEqualTo(2);
+        assertThat(detect.err()).contains("error: " + yaml + ": adapters.cilium.confFile: '../05-cilium.conflist' must be a file name in the conf dir "
+                + "/etc/cni/net.d (or an absolute path in it)");
 
         Cli.Result install = Cli.run(node, "install", "--config", yaml.toString());
-        assertThat(install.code()).isEqualTo(1);
-        assertThat(install.err()).contains("error: adapter cilium: adapters.cilium.confFile: '../05-cilium.conflist' must be a file name");
+        assertThat(install.code()).isEqualTo(2);
+        assertThat(install.err()).contains("error: " + yaml + ": adapters.cilium.confFile: '../05-cilium.conflist' must be a file name");
         assertThat(node.read("05-cilium.conflist")).isEqualTo(before);
         assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
     }

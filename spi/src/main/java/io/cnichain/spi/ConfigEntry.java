@@ -18,9 +18,9 @@ import static java.util.Objects.requireNonNull;
  *                        (inside the allowed roots, a regular file, no loop); for a regular file, its own path
  * @param problem         why there is no resolved file (dangling link, loop, outside the allowed roots, a FIFO, a
  *                        directory...), as one line naming the file and the reason
- * @param runtimeLoadable whether a container runtime considers the name a configuration: it ends in
- *                        {@code .conf}, {@code .conflist} or {@code .json} and is not a name that is never a
- *                        configuration (see {@link NodeView#isNeverConfig(String)})
+ * @param runtimeLoadable whether the container runtime reads this entry as a configuration, as libcni decides it:
+ *                        the name's extension is exactly {@code .conf}, {@code .conflist} or {@code .json} (hidden
+ *                        files included) and the entry is not a directory
  */
 public record ConfigEntry(
         String name,

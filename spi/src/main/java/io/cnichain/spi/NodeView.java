@@ -74,8 +74,9 @@ public interface NodeView
 
     /**
      * @param fileName a file name
-     * @return whether the core's rules say this name is never a configuration (dot-files, {@code *.tmp},
-     *         {@code *.cilium_bak}, kubeconfigs...)
+     * @return whether the name is never a configuration on any platform: the runtime does not load it (its extension
+     *         is not {@code .conf}, {@code .conflist} or {@code .json}) and it is a hidden file, a backup
+     *         ({@code *.cilium_bak}, {@code *.bak}, {@code *.old}...), a temp file ({@code *.tmp}) or a kubeconfig
      */
     boolean isNeverConfig(String fileName);
 }

@@ -6,16 +6,21 @@ import io.cnichain.core.config.AdapterChoice;
 import io.cnichain.core.config.AdapterConfig;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
@@ -132,8 +137,28 @@ public final class AdapterSelector
                 }
             }
         }
-        return new Selection(chosen, settingsFor(chosen), why, candidates, targets, notes, warnings(chosen, node), failure);
+        // The invariant: whatever the adapter chose, the file the runtime loads carries our entry. Targets that
+        // resolve to one file are patched once, under the first target's path.
+        Map<Path, ConfigTarget> byFile = new LinkedHashMap<>();
+        targets.forEach(target -> byFile.putIfAbsent(target.resolvedFile(), target));
+        Optional<String> unpatchable = Optional.empty();
+        Optional<ConfigEntry> effective = node.effectiveConfig();
+        if (effective.isPresent()) {
+            ConfigEntry entry = effective.get();
+            if (entry.resolves()) {
+                byFile.putIfAbsent(entry.resolvedFile().orElseThrow(), ConfigTarget.of(entry, EFFECTIVE_REASON));
+            }
+            else {
+                unpatchable = Optional.of("the runtime loads " + entry.path() + ", which cannot be patched: " + entry.problem().orElseThrow());
+            }
+        }
+        Set<Path> named = targets.stream().map(ConfigTarget::resolvedFile).collect(Collectors.toSet());
+        return new Selection(chosen, settingsFor(chosen), why, candidates, List.copyOf(byFile.values()), named, notes, warnings(chosen, node), failure,
+                unpatchable);
     }
+
+    /** Why the effective configuration is patched when the adapter did not name it. */
+    public static final String EFFECTIVE_REASON = "the configuration the runtime loads (always patched, whatever the adapter chose)";
 
     private AdapterSettings settingsFor(LoadedAdapter adapter)
     {
@@ -203,13 +228,17 @@ public final class AdapterSelector
      * @param settings   its settings
      * @param why        why it was chosen
      * @param candidates the adapters considered, with their detections
-     * @param targets    the files it wants patched
+     * @param targets    the files to patch: the adapter's, and the configuration the runtime loads
+     * @param named      the resolved files the adapter itself named (only those are its business: it is asked
+     *                   whether they are complete)
      * @param notes      ties, and other adapters that would patch something when the chosen one does not
-     * @param warnings   the chosen adapter's warnings about the node
-     * @param failure    why the chosen adapter could not list its files, if it failed
+     * @param warnings    the chosen adapter's warnings about the node
+     * @param failure     why the chosen adapter could not list its files, if it failed
+     * @param unpatchable why the configuration the runtime loads cannot carry our entry, when it cannot (a link out
+     *                    of the allowed roots): nothing is written there, and the node is not ready
      */
     public record Selection(LoadedAdapter chosen, AdapterSettings settings, String why, List<Candidate> candidates, List<ConfigTarget> targets,
-            List<String> notes, List<String> warnings, Optional<String> failure)
+            Set<Path> named, List<String> notes, List<String> warnings, Optional<String> failure, Optional<String> unpatchable)
     {
         public Selection
         {
@@ -217,8 +246,20 @@ public final class AdapterSelector
             requireNonNull(settings, "settings is null");
             candidates = List.copyOf(candidates);
             targets = List.copyOf(targets);
+            named = Set.copyOf(named);
             notes = List.copyOf(notes);
             warnings = List.copyOf(warnings);
+            requireNonNull(failure, "failure is null");
+            requireNonNull(unpatchable, "unpatchable is null");
+        }
+
+        /**
+         * @param target one of the targets
+         * @return whether the file is complete enough to patch, by the adapter's judgement when the adapter named it
+         */
+        public Optional<String> incompleteReason(ConfigTarget target, io.cnichain.spi.CniConfig config)
+        {
+            return named.contains(target.resolvedFile()) ? chosen.adapter().incompleteReason(target, config, settings) : Optional.empty();
         }
     }
 }

@@ -433,7 +433,7 @@ public final class ReconcileLoop
             return fightReason(file, selection);
         }
         Optional<WriteLedger.Entry> before = ledger.last(file);
-        FileOutcome outcome = engine.installer().patch(target, selection.chosen(), selection.settings());
+        FileOutcome outcome = engine.installer().patch(target, selection);
         long written = System.nanoTime();
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {

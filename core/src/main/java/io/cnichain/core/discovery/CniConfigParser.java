@@ -1,104 +1,95 @@
 package io.cnichain.core.discovery;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.json.GoJsonParser;
+import io.cnichain.core.json.JsonValue;
+import io.cnichain.core.json.JsonValue.JArray;
+import io.cnichain.core.json.JsonValue.JObject;
 import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.CniConfig.Format;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static java.util.Objects.requireNonNull;
+
 /**
- * Applies the rules libcni applies when it loads a file: a list needs a {@code name} and a non-empty
- * {@code plugins} array of objects that each have a {@code type}; a single plugin needs a {@code type}.
- * A file that breaks them is one the runtime would not load, so it is one we never write from.
+ * Reads a configuration file the way the runtime does: bytes as Go's JSON decoder reads them
+ * ({@link GoJsonParser}), then libcni's rules ({@link LibcniRules}). A file that breaks them is one the runtime
+ * would not load, so it is one we never write from.
  */
 public final class CniConfigParser
 {
     private CniConfigParser() {}
 
     /**
-     * @param fileName the name the file is loaded under (its format follows from it when it is a runtime name)
+     * @param fileName the name the file is loaded under: {@code .conflist} is read as a list, {@code .conf} and
+     *                 {@code .json} as a single plugin; any other name (a {@code .conflist-current}) by its content
      * @param bytes    the content
-     * @return the tree and its summary
+     * @return the document and what it says
      * @throws InvalidConfigException with a one-line reason
      */
     public static LoadedConfig parse(String fileName, byte[] bytes)
     {
-        JsonNode node;
+        if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb && (bytes[2] & 0xff) == 0xbf) {
+            throw new InvalidConfigException("starts with a UTF-8 byte-order mark, which CNI runtimes reject");
+        }
+        String text = GoJsonParser.decode(bytes);
+        if (text.isBlank()) {
+            throw new InvalidConfigException("is empty");
+        }
+        JsonValue document;
         try {
-            node = CniJson.parse(bytes);
+            document = GoJsonParser.parse(text);
         }
         catch (CniJson.InvalidJsonException e) {
             throw new InvalidConfigException(e.getMessage());
         }
-        if (!node.isObject()) {
-            throw new InvalidConfigException("is not a JSON object");
-        }
-        ObjectNode tree = (ObjectNode) node;
         Format format = ConfigNames.formatByName(fileName)
-                .orElse(tree.has("plugins") ? Format.LIST : Format.SINGLE);
-        Optional<String> cniVersion = optionalString(tree, "cniVersion", "'cniVersion'");
-        if (format == Format.LIST) {
-            String name = requiredString(tree, "name", "has no 'name': a plugin list needs a network name");
-            JsonNode plugins = tree.get("plugins");
-            if (plugins == null || plugins.isNull()) {
-                throw new InvalidConfigException("has no 'plugins' array: a plugin list must list its plugins");
-            }
-            if (!plugins.isArray()) {
-                throw new InvalidConfigException("'plugins' is not an array");
-            }
-            if (plugins.isEmpty()) {
-                throw new InvalidConfigException("'plugins' is empty");
-            }
-            List<String> types = new ArrayList<>();
-            for (int i = 0; i < plugins.size(); i++) {
-                JsonNode plugin = plugins.get(i);
-                if (!plugin.isObject()) {
-                    throw new InvalidConfigException("plugin #" + (i + 1) + " is not an object");
-                }
-                types.add(requiredString(plugin, "type", "plugin #" + (i + 1) + " has no 'type'"));
-            }
-            return new LoadedConfig(tree, new CniConfig(format, name, cniVersion, types));
-        }
-        String type = requiredString(tree, "type", "has no 'type': a single-plugin configuration needs one");
-        String name = optionalString(tree, "name", "'name'").orElse("");
-        return new LoadedConfig(tree, new CniConfig(format, name, cniVersion, List.of(type)));
-    }
-
-    private static String requiredString(JsonNode node, String key, String missing)
-    {
-        JsonNode value = node.get(key);
-        if (value == null || value.isNull() || (value.isTextual() && value.asText().isEmpty())) {
-            throw new InvalidConfigException(missing);
-        }
-        if (!value.isTextual()) {
-            throw new InvalidConfigException("'" + key + "' is not a string");
-        }
-        return value.asText();
-    }
-
-    private static Optional<String> optionalString(JsonNode node, String key, String label)
-    {
-        JsonNode value = node.get(key);
-        if (value == null || value.isNull()) {
-            return Optional.empty();
-        }
-        if (!value.isTextual()) {
-            throw new InvalidConfigException(label + " is not a string");
-        }
-        return Optional.of(value.asText());
+                .orElse(document instanceof JObject object && object.get("plugins").isPresent() ? Format.LIST : Format.SINGLE);
+        LibcniRules.Checked checked = LibcniRules.check(document, format);
+        List<LoadedConfig.Plugin> plugins = checked.plugins().stream().map(p -> new LoadedConfig.Plugin(p.value(), p.type())).toList();
+        return new LoadedConfig(text, (JObject) document, checked.summary(), plugins, checked.pluginsArray());
     }
 
     /**
-     * A parsed configuration: the tree to patch and what it says.
+     * A configuration the runtime would load.
      *
-     * @param tree    the JSON object
-     * @param summary its summary
+     * @param text         the document's text (UTF-8 decoded as Go decodes it)
+     * @param root         its top-level object
+     * @param summary      what it says
+     * @param plugins      every plugin the runtime runs from it, in order, with the type it runs each as (for a
+     *                     single-plugin file, the file itself)
+     * @param pluginsArray a list's {@code plugins} array (the last one, when the key is repeated, as libcni reads it)
      */
-    public record LoadedConfig(ObjectNode tree, CniConfig summary) {}
+    public record LoadedConfig(String text, JObject root, CniConfig summary, List<Plugin> plugins, Optional<JArray> pluginsArray)
+    {
+        public LoadedConfig
+        {
+            requireNonNull(text, "text is null");
+            requireNonNull(root, "root is null");
+            requireNonNull(summary, "summary is null");
+            plugins = List.copyOf(plugins);
+            requireNonNull(pluginsArray, "pluginsArray is null");
+        }
+
+        /**
+         * @param type a plugin type
+         * @return how many plugins the runtime would run as that type
+         */
+        public int count(String type)
+        {
+            return (int) plugins.stream().filter(p -> p.type().equals(type)).count();
+        }
+
+        /**
+         * One plugin.
+         *
+         * @param value its JSON, with its place in the text
+         * @param type  the type libcni runs it as
+         */
+        public record Plugin(JsonValue value, String type) {}
+    }
 
     /** The content is not a configuration the runtime would load. */
     public static final class InvalidConfigException

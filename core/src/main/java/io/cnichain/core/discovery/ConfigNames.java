@@ -8,10 +8,11 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Which file names are configurations. Runtimes (libcni, used by containerd and CRI-O) load {@code .conf},
- * {@code .conflist} and {@code .json}, matched case-sensitively. Some names are never configurations even
- * with such an extension: other tools' hidden temp files (Cilium's {@code .05-cilium.conflist123}), backups
- * and kubeconfigs.
+ * Which file names are configurations. Runtimes (libcni's {@code ConfFiles}, used by containerd and CRI-O) load
+ * every entry that is not a directory and whose extension, as Go's {@code filepath.Ext} sees it, is exactly
+ * {@code .conf}, {@code .conflist} or {@code .json}: hidden files included. Other names are never configurations on
+ * any platform (other tools' temp files such as Cilium's {@code .05-cilium.conflist123}, backups, kubeconfigs):
+ * events on them are noise, and no adapter may name them.
  */
 public final class ConfigNames
 {
@@ -23,10 +24,14 @@ public final class ConfigNames
 
     /**
      * @param name a file name
-     * @return whether the name is never a configuration
+     * @return whether the name is never a configuration: not one the runtime loads, and a hidden file, a backup, a
+     *         temp file or a kubeconfig
      */
     public static boolean isNeverConfig(String name)
     {
+        if (isRuntimeLoadable(name)) {
+            return false;
+        }
         if (name.startsWith(".") || AtomicFileWriter.isTempName(name)) {
             return true;
         }
@@ -40,11 +45,11 @@ public final class ConfigNames
 
     /**
      * @param name a file name
-     * @return whether a container runtime would consider the name a configuration
+     * @return whether a container runtime loads a (non-directory) entry of that name as a configuration
      */
     public static boolean isRuntimeLoadable(String name)
     {
-        return RUNTIME_EXTENSIONS.stream().anyMatch(name::endsWith) && !isNeverConfig(name);
+        return RUNTIME_EXTENSIONS.stream().anyMatch(name::endsWith);
     }
 
     /**

@@ -95,14 +95,16 @@ public final class NodeSnapshot
             resolution.readable().ifPresent(readable -> readableOnly.put(resolution.path(), readable));
         }
         String name = hostPath.getFileName() == null ? "/" : hostPath.getFileName().toString();
+        ConfigEntry.EntryKind kind = resolution.kind().orElse(ConfigEntry.EntryKind.OTHER);
         return new ConfigEntry(
                 name,
                 resolution.path(),
-                resolution.kind().orElse(ConfigEntry.EntryKind.OTHER),
+                kind,
                 resolution.chain(),
                 resolution.target(),
                 resolution.problem(),
-                ConfigNames.isRuntimeLoadable(name));
+                // libcni skips directories; a link to one it tries to read, and fails on.
+                ConfigNames.isRuntimeLoadable(name) && kind != ConfigEntry.EntryKind.DIRECTORY);
     }
 
     public NodeLayout layout()

@@ -3,6 +3,7 @@ package io.cnichain.core.engine;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.fs.AtomicFileWriter;
@@ -11,8 +12,6 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
-import io.cnichain.spi.AdapterSettings;
-import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,11 +19,11 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.LinkOption;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
@@ -49,7 +48,7 @@ final class ConfigFileUpdater
         this.writer = requireNonNull(writer, "writer is null");
     }
 
-    FileOutcome install(ConfigTarget target, ObjectNode entry, CniPlatformAdapter adapter, AdapterSettings settings)
+    FileOutcome install(ConfigTarget target, ObjectNode entry, Selection selection)
     {
         Path file = target.resolvedFile();
         if (!target.path().equals(file)) {
@@ -73,11 +72,12 @@ final class ConfigFileUpdater
         }
         Optional<String> incomplete;
         try {
-            incomplete = adapter.incompleteReason(target, loaded.summary(), settings);
+            incomplete = selection.incompleteReason(target, loaded.summary());
         }
         catch (RuntimeException e) {
             // A failing adapter (see GuardedAdapter) stops this file, not the pass.
-            return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "adapter " + adapter.name() + ": " + e.getMessage() + "; not patched", List.of());
+            return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "adapter " + selection.chosen().name() + ": " + e.getMessage() + "; not patched",
+                    List.of());
         }
         if (incomplete.isPresent()) {
             return new FileOutcome(target.path(), FileOutcome.Result.WAITING, file + ": not complete yet: " + incomplete.get(), List.of());
@@ -94,7 +94,12 @@ final class ConfigFileUpdater
             bytes = reader.read(host.toContainer(target), target);
         }
         catch (CniChainException e) {
-            return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage(), List.of());
+            // Too large or unreadable: the runtime may still load it. It matters only if it may run our plugin.
+            if (!Mentions.mayMention(host.toContainer(target), type)) {
+                return new FileOutcome(path, FileOutcome.Result.SKIPPED, e.getMessage() + "; it does not mention " + type + ", so nothing of ours runs from it",
+                        List.of());
+            }
+            return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage() + "; it may run " + type, List.of());
         }
         PatchPlan plan = ConfigFilePatcher.planUninstall(loadName, target.getFileName().toString(), bytes, type);
         if (!(plan instanceof PatchPlan.Unchanged) && !(plan instanceof PatchPlan.Refused)) {
@@ -111,11 +116,11 @@ final class ConfigFileUpdater
                 return new FileOutcome(path, FileOutcome.Result.UNCHANGED, target + " " + unchanged.reason(), List.of());
             }
             if (plan instanceof PatchPlan.Refused refused) {
-                // On uninstall a file we cannot parse is only a failure when it may still name our plugin.
-                boolean failed = installing || mayName(original, type);
+                // On uninstall a file the runtime does not load is no one's concern: nothing in it runs, whatever it names.
+                boolean failed = installing || refused.cause() == PatchPlan.Refused.Cause.CANNOT_EDIT;
                 return new FileOutcome(path, failed ? FileOutcome.Result.FAILED : FileOutcome.Result.SKIPPED,
                         target + ": " + refused.reason() + "; left untouched"
-                                + (!installing && failed ? " although it may still name " + type : ""), List.of());
+                                + (!installing && !failed ? " (the runtime does not load it either)" : ""), List.of());
             }
             if (plan instanceof PatchPlan.Rewrite rewrite) {
                 writer.write(host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
@@ -134,10 +139,10 @@ final class ConfigFileUpdater
             else {
                 log.info("Restoring {} from {}", replacement, target);
             }
-            // The replacement takes the original's mode; it is complete on disk before the original goes, so the
+            // The replacement takes the original's mode and owner; it is complete on disk before the original goes, so the
             // runtime never sees a moment without a configuration.
-            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(host.toContainer(target));
-            writer.write(host.toContainer(replacement), replacement, replace.content(), FileMode.exactly(mode), Optional.empty());
+            PosixFileAttributes attributes = Files.readAttributes(host.toContainer(target), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            writer.write(host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
             writer.delete(host.toContainer(target), target);
             if (installing) {
                 log.info("Removing unwanted .conf file {}", target);
@@ -154,11 +159,6 @@ final class ConfigFileUpdater
         catch (IOException e) {
             return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": cannot be read: " + e.getMessage(), List.of());
         }
-    }
-
-    private static boolean mayName(byte[] bytes, String type)
-    {
-        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8).contains("\"" + type + "\"");
     }
 
     /** The runtime loads a link under the link's name, which decides the format; anything else under its own. */

@@ -10,7 +10,6 @@ import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
-import io.cnichain.core.patch.Patcher;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 
@@ -50,10 +49,12 @@ final class DetectPlanner
                 .map(c -> new DetectReport.AdapterScore(c.adapter().name(), c.adapter().describeOrigin(), c.adapter().state(), c.detection().score(),
                         c.detection().evidence(), c.failure()))
                 .toList();
+        String type = config.plugin().type();
         Optional<DetectReport.Effective> effective = snapshot.effectiveConfig().map(e -> {
             var summary = snapshot.parse(e).config().orElseThrow();
             return new DetectReport.Effective(e.path().toString(), e.linkChain().stream().map(Path::toString).toList(),
-                    e.resolvedFile().map(Path::toString).orElse("not writable: " + e.problem().orElse("")), summary.networkName(), summary.pluginTypes());
+                    e.resolvedFile().map(Path::toString).orElse("not writable: " + e.problem().orElse("")), summary.networkName(), summary.pluginTypes(),
+                    summary.hasPluginType(type));
         });
         List<DetectReport.Target> targets = new ArrayList<>();
         for (ConfigTarget target : selection.targets()) {
@@ -68,6 +69,7 @@ final class DetectPlanner
             }
         }
         selection.failure().ifPresent(problems::add);
+        selection.unpatchable().ifPresent(problems::add);
         problems.addAll(registry.problems());
         List<String> notes = new ArrayList<>(selection.notes());
         if (!selection.targets().isEmpty()) {
@@ -119,7 +121,7 @@ final class DetectPlanner
         // Install asks the adapter the same question before it writes (ConfigFileUpdater).
         Optional<String> incomplete;
         try {
-            incomplete = selection.chosen().adapter().incompleteReason(target, parsed.summary(), selection.settings());
+            incomplete = selection.incompleteReason(target, parsed.summary());
         }
         catch (RuntimeException e) {
             return "refuse: adapter " + selection.chosen().name() + ": " + e.getMessage();
@@ -140,7 +142,7 @@ final class DetectPlanner
             return "convert to " + target.resolvedFile().resolveSibling(replace.newName()) + " keeping network '" + parsed.summary().networkName()
                     + "' and cniVersion " + parsed.summary().cniVersion().orElse("(none)") + ", with " + type + " appended";
         }
-        int existing = Patcher.count(parsed.tree(), type);
+        int existing = parsed.count(type);
         return switch (existing) {
             case 0 -> "append " + type + " as plugin #" + (parsed.summary().pluginTypes().size() + 1);
             case 1 -> "replace the existing " + type + " entry in place";

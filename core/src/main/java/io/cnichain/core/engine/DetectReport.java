@@ -51,8 +51,9 @@ public record DetectReport(
      * @param resolvedFile the regular file behind it (or why the core may not write it)
      * @param networkName the network's name
      * @param plugins     the plugin types, in order
+     * @param carriesEntry whether it holds our plugin now
      */
-    public record Effective(String path, List<String> linkChain, String resolvedFile, String networkName, List<String> plugins) {}
+    public record Effective(String path, List<String> linkChain, String resolvedFile, String networkName, List<String> plugins, boolean carriesEntry) {}
 
     /**
      * @param path   the file as the runtime sees it

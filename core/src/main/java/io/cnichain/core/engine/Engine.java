@@ -1,5 +1,7 @@
 package io.cnichain.core.engine;
 
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.AdapterSelector;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
@@ -11,6 +13,7 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
+import io.cnichain.spi.AdapterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +66,27 @@ public final class Engine
         this.installer = new Installer(config, writer, binaries, kubeconfig, updater);
         this.uninstaller = new Uninstaller(config, registry, writer, binaries, kubeconfig, updater);
         this.planner = new DetectPlanner(config, registry, binaries, kubeconfig, installer);
+        checkSettingValues();
+    }
+
+    /**
+     * A setting an adapter cannot use is a configuration error like any other (exit 2, nothing written), found before
+     * anything is done: every adapter given settings is asked once to list its files with them.
+     */
+    private void checkSettingValues()
+    {
+        NodeSnapshot snapshot = snapshot();
+        for (String name : config.adapters().settings().keySet()) {
+            try {
+                registry.require(name, config.source() + ": key 'adapters." + name + "'").adapter().authoritativeConfigs(snapshot, config.adapters().settingsFor(name));
+            }
+            catch (AdapterException e) {
+                if (e.code() == AdapterException.Code.INVALID_SETTING) {
+                    throw new CniChainException(ErrorCode.BAD_CONFIG, config.source() + ": " + e.getMessage());
+                }
+                // Any other failure belongs to the node, not the configuration: the passes report it.
+            }
+        }
     }
 
     public AgentConfig config()

@@ -3,7 +3,6 @@ package io.cnichain.core.engine;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
-import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.fs.AtomicFileWriter;
@@ -65,12 +64,15 @@ public final class Installer
     InstallReport install(NodeSnapshot snapshot, Selection selection)
     {
         writer.removeStaleTemps(snapshot.layout().containerConfDir());
-        if (selection.failure().isPresent()) {
-            return new InstallReport(selection, List.of(), List.of(), false, selection.failure());
-        }
+        // An adapter that failed, or an effective configuration we may not write, fails the pass, but the files that can
+        // be patched still are: the runtime's file first of all.
+        Optional<String> problem = problems(selection);
+        problem.ifPresent(p -> log.error("{}", p));
         if (selection.targets().isEmpty()) {
-            log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());
-            return new InstallReport(selection, List.of(), List.of(), false, Optional.empty());
+            if (problem.isEmpty()) {
+                log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());
+            }
+            return new InstallReport(selection, List.of(), List.of(), false, problem);
         }
         List<Path> written;
         boolean kubeconfigWritten;
@@ -89,9 +91,18 @@ public final class Installer
         for (ConfigTarget target : selection.targets()) {
             outcomes.add(missing.isPresent()
                     ? new FileOutcome(target.path(), FileOutcome.Result.FAILED, missing.get(), List.of())
-                    : patch(target, selection.chosen(), selection.settings()));
+                    : patch(target, selection));
         }
-        return new InstallReport(selection, outcomes, written, kubeconfigWritten, Optional.empty());
+        return new InstallReport(selection, outcomes, written, kubeconfigWritten, problem);
+    }
+
+    /** What makes a pass fail even when every file it can patch is patched. */
+    static Optional<String> problems(Selection selection)
+    {
+        List<String> problems = new ArrayList<>();
+        selection.failure().ifPresent(problems::add);
+        selection.unpatchable().ifPresent(problems::add);
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 
     /**
@@ -140,15 +151,14 @@ public final class Installer
     /**
      * Patches one file. The caller has checked {@link #missingPrerequisite()}.
      *
-     * @param target   the file
-     * @param adapter  the adapter that named it (asked whether the file is complete)
-     * @param settings that adapter's settings
+     * @param target    one of the selection's targets
+     * @param selection the decision it came from (its adapter is asked whether a file it named is complete)
      * @return the outcome
      */
-    public FileOutcome patch(ConfigTarget target, LoadedAdapter adapter, io.cnichain.spi.AdapterSettings settings)
+    public FileOutcome patch(ConfigTarget target, Selection selection)
     {
         writer.removeStaleTemps(host.toContainer(target.resolvedFile()).getParent());
-        FileOutcome outcome = updater.install(target, entry(), adapter.adapter(), settings);
+        FileOutcome outcome = updater.install(target, entry(), selection);
         switch (outcome.result()) {
             case FAILED -> log.warn("Not patching {}: {}", target.path(), outcome.detail());
             case WAITING -> log.info("Waiting for {}: {}", target.path(), outcome.detail());

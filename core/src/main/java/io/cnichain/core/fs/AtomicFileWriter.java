@@ -18,6 +18,8 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -99,8 +101,10 @@ public final class AtomicFileWriter
             }
             PosixFileAttributeView view = Files.getFileAttributeView(temp, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
             view.setPermissions(permissions);
-            if (existing.isPresent()) {
-                keepOwner(view, existing.get());
+            Optional<UserPrincipal> owner = mode.owner().or(() -> existing.map(PosixFileAttributes::owner));
+            Optional<GroupPrincipal> group = mode.group().or(() -> existing.map(PosixFileAttributes::group));
+            if (owner.isPresent() || group.isPresent()) {
+                setOwner(view, owner, group);
             }
             beforeRename.run(temp, target);
             if (expected.isPresent()) {
@@ -181,15 +185,15 @@ public final class AtomicFileWriter
         }
     }
 
-    private static void keepOwner(PosixFileAttributeView view, PosixFileAttributes existing)
+    private static void setOwner(PosixFileAttributeView view, Optional<UserPrincipal> owner, Optional<GroupPrincipal> group)
             throws IOException
     {
         PosixFileAttributes created = view.readAttributes();
-        if (!created.owner().equals(existing.owner())) {
-            view.setOwner(existing.owner());
+        if (owner.isPresent() && !created.owner().equals(owner.get())) {
+            view.setOwner(owner.get());
         }
-        if (!created.group().equals(existing.group())) {
-            view.setGroup(existing.group());
+        if (group.isPresent() && !created.group().equals(group.get())) {
+            view.setGroup(group.get());
         }
     }
 
@@ -240,28 +244,39 @@ public final class AtomicFileWriter
     }
 
     /**
-     * The permissions of a written file.
+     * The permissions and owner of a written file. An existing file's owner and group are kept unless an owner is
+     * given.
      *
      * @param permissions the permissions of a new file, or of every file when exact
      * @param exact       whether an existing file's permissions are replaced rather than kept
+     * @param owner       the owner to give the file, when not the existing file's or ours
+     * @param group       the group to give the file, likewise
      */
-    public record FileMode(Set<PosixFilePermission> permissions, boolean exact)
+    public record FileMode(Set<PosixFilePermission> permissions, boolean exact, Optional<UserPrincipal> owner, Optional<GroupPrincipal> group)
     {
         public FileMode
         {
             permissions = Set.copyOf(permissions);
+            requireNonNull(owner, "owner is null");
+            requireNonNull(group, "group is null");
         }
 
         /** Keep an existing file's mode; a new file gets these permissions. */
         public static FileMode keepExistingOr(Set<PosixFilePermission> permissions)
         {
-            return new FileMode(permissions, false);
+            return new FileMode(permissions, false, Optional.empty(), Optional.empty());
         }
 
         /** Always these permissions. */
         public static FileMode exactly(Set<PosixFilePermission> permissions)
         {
-            return new FileMode(permissions, true);
+            return new FileMode(permissions, true, Optional.empty(), Optional.empty());
+        }
+
+        /** The mode, owner and group of another file: a file written in place of another takes them all. */
+        public static FileMode sameAs(PosixFileAttributes original)
+        {
+            return new FileMode(original.permissions(), true, Optional.of(original.owner()), Optional.of(original.group()));
         }
     }
 

@@ -3,15 +3,15 @@ package io.cnichain.core.patch;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
-import io.cnichain.core.json.CniJson;
 import io.cnichain.spi.CniConfig.Format;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
- * Decides what installing or removing our entry does to one file, from its name and bytes: rewrite it,
- * convert a single-plugin file to a list (or back), leave it, or refuse it with a reason. Never plans a write
- * from bytes that do not parse.
+ * Decides what installing or removing our entry does to one file, from its name and bytes: rewrite it, convert a
+ * single-plugin file to a list (or back), leave it, or refuse it with a reason. Never plans a write from bytes that do
+ * not parse, and what it plans always parses again (it is checked, as the runtime would read it).
  */
 public final class ConfigFilePatcher
 {
@@ -31,7 +31,7 @@ public final class ConfigFilePatcher
             loaded = CniConfigParser.parse(loadName, bytes);
         }
         catch (CniConfigParser.InvalidConfigException e) {
-            return new PatchPlan.Refused(e.getMessage());
+            return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.UNLOADABLE);
         }
         return planInstall(loaded, loadName, targetName, entry);
     }
@@ -48,22 +48,21 @@ public final class ConfigFilePatcher
         try {
             if (loaded.summary().format() == Format.SINGLE) {
                 if (!loadName.equals(targetName)) {
-                    return new PatchPlan.Refused("is a link to a single-plugin configuration; converting it to a list would break the link, so it is left alone (make the primary write a .conflist)");
+                    return new PatchPlan.Refused("is a link to a single-plugin configuration; converting it to a list would break the link, so it is left alone (make the primary write a .conflist)",
+                            PatchPlan.Refused.Cause.CANNOT_EDIT);
                 }
                 Optional<String> listName = listNameFor(targetName);
                 if (listName.isEmpty()) {
-                    return new PatchPlan.Refused("holds a single plugin under a name that has no list form");
+                    return new PatchPlan.Refused("holds a single plugin under a name that has no list form", PatchPlan.Refused.Cause.CANNOT_EDIT);
                 }
-                return new PatchPlan.Replace(listName.get(), CniJson.write(Patcher.insert(Patcher.toList(loaded.tree(), targetName), entry)));
+                return new PatchPlan.Replace(listName.get(), checked(listName.get(), Patcher.toList(loaded, targetName, entry)));
             }
-            ObjectNode patched = Patcher.insert(loaded.tree(), entry);
-            if (patched.equals(loaded.tree())) {
-                return new PatchPlan.Unchanged("already holds the entry");
-            }
-            return new PatchPlan.Rewrite(CniJson.write(patched));
+            return Patcher.insert(loaded, entry)
+                    .<PatchPlan>map(text -> new PatchPlan.Rewrite(checked(loadName, text)))
+                    .orElseGet(() -> new PatchPlan.Unchanged("already holds the entry"));
         }
         catch (PatchException e) {
-            return new PatchPlan.Refused(e.getMessage());
+            return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.CANNOT_EDIT);
         }
     }
 
@@ -81,27 +80,41 @@ public final class ConfigFilePatcher
             loaded = CniConfigParser.parse(loadName, bytes);
         }
         catch (CniConfigParser.InvalidConfigException e) {
-            return new PatchPlan.Refused(e.getMessage());
+            return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.UNLOADABLE);
         }
         if (loaded.summary().format() == Format.SINGLE) {
             return new PatchPlan.Unchanged("is a single-plugin configuration; nothing of ours in it");
         }
         try {
-            ObjectNode removed = Patcher.remove(loaded.tree(), type);
-            if (removed.equals(loaded.tree())) {
+            Optional<String> removed = Patcher.remove(loaded, type);
+            if (removed.isEmpty()) {
                 return new PatchPlan.Unchanged("holds no " + type + " entry");
             }
+            LoadedConfig without = CniConfigParser.parse(loadName, removed.get().getBytes(StandardCharsets.UTF_8));
             if (loadName.equals(targetName)) {
-                Optional<Patcher.Restored> restored = Patcher.restoreSingle(removed);
+                Optional<Patcher.Restored> restored = Patcher.restoreSingle(without);
                 if (restored.isPresent() && listNameFor(restored.get().name()).equals(Optional.of(targetName))) {
-                    return new PatchPlan.Replace(restored.get().name(), CniJson.write(restored.get().single()));
+                    return new PatchPlan.Replace(restored.get().name(), checked(restored.get().name(), restored.get().content()));
                 }
             }
-            return new PatchPlan.Rewrite(CniJson.write(removed));
+            return new PatchPlan.Rewrite(removed.get().getBytes(StandardCharsets.UTF_8));
         }
         catch (PatchException e) {
-            return new PatchPlan.Refused(e.getMessage());
+            return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.CANNOT_EDIT);
         }
+    }
+
+    /** What we write must load as the runtime loads it; anything else is a bug caught before the write. */
+    private static byte[] checked(String name, String text)
+    {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        try {
+            CniConfigParser.parse(name, bytes);
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            throw new PatchException("the patched text would not load (" + e.getMessage() + "); not written");
+        }
+        return bytes;
     }
 
     /**

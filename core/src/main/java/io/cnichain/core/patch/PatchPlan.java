@@ -39,13 +39,28 @@ public sealed interface PatchPlan
         }
     }
 
-    /** The file cannot be patched; it is left as it is. */
-    record Refused(String reason)
+    /**
+     * The file cannot be patched; it is left as it is.
+     *
+     * @param reason why, one line
+     * @param cause  whether the runtime loads the file at all
+     */
+    record Refused(String reason, Cause cause)
             implements PatchPlan
     {
         public Refused
         {
             requireNonNull(reason, "reason is null");
+            requireNonNull(cause, "cause is null");
+        }
+
+        /** Why a file is refused. */
+        public enum Cause
+        {
+            /** The runtime does not load it either: nothing in it runs. */
+            UNLOADABLE,
+            /** The runtime loads it, but we cannot change it safely. */
+            CANNOT_EDIT,
         }
     }
 }

@@ -1,0 +1,314 @@
+package io.cnichain.core.discovery;
+
+import io.cnichain.core.json.JsonValue;
+import io.cnichain.core.json.JsonValue.JArray;
+import io.cnichain.core.json.JsonValue.JBool;
+import io.cnichain.core.json.JsonValue.JNull;
+import io.cnichain.core.json.JsonValue.JNumber;
+import io.cnichain.core.json.JsonValue.JObject;
+import io.cnichain.core.json.JsonValue.JString;
+import io.cnichain.core.json.JsonValue.Member;
+import io.cnichain.spi.CniConfig;
+import io.cnichain.spi.CniConfig.Format;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What libcni accepts, decided the way it decides (its {@code NetworkConfFromBytes} for a list, {@code ConfFromBytes}
+ * then {@code ConfListFromConf} for a single plugin, as containerd and CRI-O call them), on a document read by
+ * {@link io.cnichain.core.json.GoJsonParser}.
+ *
+ * <p>A list is decoded into a Go map first: exact keys, the last duplicate wins; {@code name} must be a string (empty
+ * is fine), {@code cniVersion} a string, {@code cniVersions} strings that parse as versions, {@code disableCheck},
+ * {@code disableGC} and {@code loadOnlyInlinedPlugins} booleans or "true"/"false"; {@code plugins} a non-empty array.
+ * Every number anywhere must fit a float64. Each plugin is re-encoded (Go sorts map keys) and decoded into the
+ * {@code PluginConf} struct: keys match fields without regard to case, the last match wins, each known field must
+ * have its Go type, and {@code type} must end up non-empty. A single-plugin file is decoded into the struct in file
+ * order, then up-converted to a list, so it must pass both.
+ */
+final class LibcniRules
+{
+    private LibcniRules() {}
+
+    /** The result: the summary, and each plugin's value with the type libcni runs it as. */
+    record Checked(CniConfig summary, List<Plugin> plugins, Optional<JArray> pluginsArray) {}
+
+    /** One plugin of a configuration and the type libcni decodes from it. */
+    record Plugin(JsonValue value, String type) {}
+
+    static Checked check(JsonValue document, Format format)
+    {
+        if (!(document instanceof JObject root)) {
+            throw invalid("is " + a(document) + " in JSON, not an object");
+        }
+        checkNumbers(root);
+        return format == Format.LIST ? list(root) : single(root);
+    }
+
+    private static Checked list(JObject root)
+    {
+        JsonValue name = root.get("name").orElseThrow(() -> invalid("has no 'name': a plugin list needs a network name"));
+        if (!(name instanceof JString networkName)) {
+            throw invalid("'name' is " + a(name) + ", not a string");
+        }
+        Optional<String> cniVersion = Optional.empty();
+        Optional<JsonValue> version = root.get("cniVersion");
+        if (version.isPresent()) {
+            if (!(version.get() instanceof JString v)) {
+                throw invalid("'cniVersion' is " + a(version.get()) + ", not a string");
+            }
+            cniVersion = Optional.of(v.value());
+        }
+        root.get("cniVersions").ifPresent(LibcniRules::checkVersions);
+        boolean inlinedOnly = false;
+        for (String key : List.of("disableCheck", "disableGC", "loadOnlyInlinedPlugins")) {
+            Optional<JsonValue> value = root.get(key);
+            if (value.isPresent()) {
+                boolean b = readBool(key, value.get());
+                inlinedOnly = key.equals("loadOnlyInlinedPlugins") ? b : inlinedOnly;
+            }
+        }
+        JsonValue plugins = root.get("plugins").orElseThrow(() -> invalid("has no 'plugins' array: a plugin list must list its plugins"));
+        if (!(plugins instanceof JArray array)) {
+            throw invalid("'plugins' is " + a(plugins) + ", not an array");
+        }
+        if (array.elements().isEmpty()) {
+            throw invalid("'plugins' is empty");
+        }
+        List<Plugin> checked = new ArrayList<>();
+        for (int i = 0; i < array.elements().size(); i++) {
+            JsonValue plugin = array.elements().get(i);
+            checked.add(new Plugin(plugin, pluginType(plugin, "plugin #" + (i + 1), true)));
+        }
+        CniConfig summary = new CniConfig(Format.LIST, networkName.value(), cniVersion, checked.stream().map(Plugin::type).toList());
+        return new Checked(summary, checked, Optional.of(array));
+    }
+
+    private static Checked single(JObject root)
+    {
+        // containerd reads the file into the struct as written, then up-converts it to a list, whose plugin is
+        // decoded again from re-encoded JSON (keys sorted): both must hold, and the runtime runs the second.
+        Map<String, JsonValue> asWritten = decodeStruct(root, PLUGIN_FIELDS, "the configuration", false);
+        requireType(asWritten, "the configuration");
+        String type = pluginType(root, "the configuration", true);
+        String name = asWritten.get("name") instanceof JString s ? s.value() : "";
+        Optional<String> cniVersion = asWritten.get("cniVersion") instanceof JString s ? Optional.of(s.value()) : Optional.empty();
+        return new Checked(new CniConfig(Format.SINGLE, name, cniVersion, List.of(type)), List.of(new Plugin(root, type)), Optional.empty());
+    }
+
+    /**
+     * The type libcni runs a plugin as, or why it rejects the plugin.
+     *
+     * @param sortedKeys whether the plugin was re-encoded from a Go map first (keys in byte order)
+     */
+    static String pluginType(JsonValue plugin, String what, boolean sortedKeys)
+    {
+        if (plugin instanceof JNull) {
+            throw invalid(what + " is null, so it has no 'type'");
+        }
+        if (!(plugin instanceof JObject object)) {
+            throw invalid(what + " is " + a(plugin) + ", not an object");
+        }
+        return requireType(decodeStruct(object, PLUGIN_FIELDS, what, sortedKeys), what);
+    }
+
+    private static String requireType(Map<String, JsonValue> fields, String what)
+    {
+        if (!(fields.get("type") instanceof JString type) || type.value().isEmpty()) {
+            throw invalid(what + (what.startsWith("plugin") ? " has no 'type'" : " has no 'type': a single-plugin configuration needs one"));
+        }
+        return type.value();
+    }
+
+    /** Go's struct decoding: each key goes to the field it matches without regard to case; the last one wins. */
+    private static Map<String, JsonValue> decodeStruct(JObject object, Map<String, Check> fields, String what, boolean sortedKeys)
+    {
+        List<Member> members = sortedKeys ? asGoMap(object) : object.members();
+        Map<String, JsonValue> decoded = new LinkedHashMap<>();
+        for (Member member : members) {
+            for (Map.Entry<String, Check> field : fields.entrySet()) {
+                if (field.getKey().equalsIgnoreCase(member.key())) {
+                    field.getValue().check(member.value(), what + ": '" + member.key() + "'");
+                    decoded.put(field.getKey(), member.value());
+                }
+            }
+        }
+        return decoded;
+    }
+
+    /** A Go map re-encoded: one member per exact key (the last), keys in byte order. */
+    private static List<Member> asGoMap(JObject object)
+    {
+        Map<String, Member> last = new LinkedHashMap<>();
+        object.members().forEach(member -> last.put(member.key(), member));
+        List<Member> sorted = new ArrayList<>(last.values());
+        sorted.sort(Comparator.comparing(member -> member.key().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
+        return sorted;
+    }
+
+    private static void checkVersions(JsonValue versions)
+    {
+        if (!(versions instanceof JArray array)) {
+            throw invalid("'cniVersions' is " + a(versions) + ", not an array");
+        }
+        for (JsonValue version : array.elements()) {
+            if (!(version instanceof JString v)) {
+                throw invalid("'cniVersions' holds " + a(version) + ", not a string");
+            }
+            if (!isVersion(v.value())) {
+                throw invalid("'cniVersions' holds '" + v.value() + "', which is not a version");
+            }
+        }
+    }
+
+    /** libcni's version parsing: up to three dot-separated integers (Go's Atoi: an optional sign, then digits). */
+    private static boolean isVersion(String version)
+    {
+        if (version.isEmpty()) {
+            return true;
+        }
+        String[] parts = version.split("\\.", -1);
+        if (parts.length > 3) {
+            return false;
+        }
+        for (String part : parts) {
+            if (!part.matches("[+-]?\\d{1,18}")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean readBool(String key, JsonValue value)
+    {
+        if (value instanceof JBool b) {
+            return b.value();
+        }
+        if (value instanceof JString s && (s.value().toLowerCase(Locale.ROOT).equals("true") || s.value().toLowerCase(Locale.ROOT).equals("false"))) {
+            return s.value().equalsIgnoreCase("true");
+        }
+        throw invalid("'" + key + "' is " + (value instanceof JString s ? "'" + s.value() + "'" : a(value)) + ", not true or false");
+    }
+
+    /** Go decodes every number of a list into a float64: one that overflows it makes the whole file fail. */
+    private static void checkNumbers(JsonValue root)
+    {
+        Deque<JsonValue> todo = new ArrayDeque<>();
+        todo.push(root);
+        while (!todo.isEmpty()) {
+            JsonValue value = todo.pop();
+            if (value instanceof JObject object) {
+                object.members().forEach(member -> todo.push(member.value()));
+            }
+            else if (value instanceof JArray array) {
+                array.elements().forEach(todo::push);
+            }
+            else if (value instanceof JNumber number && Double.isInfinite(Double.parseDouble(number.text()))) {
+                throw invalid("holds the number " + shorten(number.text()) + ", too large for the float64 libcni decodes it into");
+            }
+        }
+    }
+
+    private static String shorten(String text)
+    {
+        return text.length() <= 40 ? text : text.substring(0, 37) + "...";
+    }
+
+    /** The kind of a value with its article: "an object", "a string". */
+    static String a(JsonValue value)
+    {
+        String kind = value.kind();
+        return ("aeiou".indexOf(kind.charAt(0)) >= 0 ? "an " : "a ") + kind;
+    }
+
+    static CniConfigParser.InvalidConfigException invalid(String reason)
+    {
+        return new CniConfigParser.InvalidConfigException(reason);
+    }
+
+    /** How a value must look to decode into a field's Go type; {@code null} fits every field. */
+    @FunctionalInterface
+    private interface Check
+    {
+        void check(JsonValue value, String where);
+
+        static Check string()
+        {
+            return (value, where) -> expect(value instanceof JString || value instanceof JNull, value, where, "a string");
+        }
+
+        static Check object()
+        {
+            return (value, where) -> expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
+        }
+
+        static Check boolMap()
+        {
+            return (value, where) -> {
+                expect(value instanceof JObject || value instanceof JNull, value, where, "an object of booleans");
+                if (value instanceof JObject object) {
+                    object.members().forEach(m -> expect(m.value() instanceof JBool || m.value() instanceof JNull, m.value(), where + "." + m.key(), "a boolean"));
+                }
+            };
+        }
+
+        static Check stringArray()
+        {
+            return (value, where) -> {
+                expect(value instanceof JArray || value instanceof JNull, value, where, "an array of strings");
+                if (value instanceof JArray array) {
+                    array.elements().forEach(e -> string().check(e, where + "[]"));
+                }
+            };
+        }
+
+        static Check struct(Map<String, Check> fields)
+        {
+            return (value, where) -> {
+                expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
+                if (value instanceof JObject object) {
+                    decodeStruct(object, fields, where, false);
+                }
+            };
+        }
+
+        static Check structArray(Map<String, Check> fields)
+        {
+            return (value, where) -> {
+                expect(value instanceof JArray || value instanceof JNull, value, where, "an array of objects");
+                if (value instanceof JArray array) {
+                    array.elements().forEach(e -> struct(fields).check(e, where + "[]"));
+                }
+            };
+        }
+
+        private static void expect(boolean ok, JsonValue value, String where, String wanted)
+        {
+            if (!ok) {
+                throw invalid(where + " is " + a(value) + ", not " + wanted + " (libcni cannot decode it)");
+            }
+        }
+    }
+
+    /** libcni's types.PluginConf, with its IPAM, DNS and GCAttachment structs. */
+    private static final Map<String, Check> PLUGIN_FIELDS = Map.of(
+            "cniVersion", Check.string(),
+            "name", Check.string(),
+            "type", Check.string(),
+            "capabilities", Check.boolMap(),
+            "ipam", Check.struct(Map.of("type", Check.string())),
+            "dns", Check.struct(Map.of("nameservers", Check.stringArray(), "domain", Check.string(), "search", Check.stringArray(),
+                    "options", Check.stringArray())),
+            "prevResult", Check.object(),
+            "cni.dev/valid-attachments", Check.structArray(Map.of("containerID", Check.string(), "ifname", Check.string())));
+}

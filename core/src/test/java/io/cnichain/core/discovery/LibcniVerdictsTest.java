@@ -1,0 +1,85 @@
+package io.cnichain.core.discovery;
+
+import io.cnichain.testkit.Golden;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Each file of {@code libcni/files} is decided as libcni decides it: the table {@code libcni/verdicts.tsv} holds the
+ * runtime's verdict and why (facts about Go's JSON decoder and libcni, written down as data); the parser must agree.
+ * A file the runtime loads and we call broken would be skipped while the runtime loads it without our entry; a file
+ * the runtime rejects and we call valid would be patched for nothing.
+ */
+class LibcniVerdictsTest
+{
+    static final Path DIR = Golden.resource("libcni");
+
+    record Verdict(String file, boolean loads, String why) {}
+
+    static Stream<Verdict> verdicts()
+            throws IOException
+    {
+        return Files.readAllLines(DIR.resolve("verdicts.tsv")).stream()
+                .filter(line -> !line.isBlank() && !line.startsWith("#"))
+                .map(line -> line.split("\t"))
+                .map(cols -> new Verdict(cols[0], switch (cols[1]) {
+                    case "loads" -> true;
+                    case "rejects" -> false;
+                    default -> throw new IllegalArgumentException("verdict of " + cols[0] + " is neither loads nor rejects: " + cols[1]);
+                }, cols[2]));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("verdicts")
+    void decidedAsLibcniDecides(Verdict verdict)
+            throws IOException
+    {
+        byte[] bytes = Files.readAllBytes(DIR.resolve("files").resolve(verdict.file()));
+        if (verdict.loads()) {
+            try {
+                CniConfigParser.parse(verdict.file(), bytes);
+            }
+            catch (CniConfigParser.InvalidConfigException e) {
+                fail(verdict.file() + " loads in the runtime (" + verdict.why() + ") but was refused: " + e.getMessage());
+            }
+        }
+        else {
+            assertThatThrownBy(() -> CniConfigParser.parse(verdict.file(), bytes)).as(verdict.file() + ": " + verdict.why())
+                    .isInstanceOf(CniConfigParser.InvalidConfigException.class);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("verdicts")
+    void everyFileIsInTheTableAndEveryRowHasItsFile(Verdict verdict)
+            throws IOException
+    {
+        assertThat(DIR.resolve("files").resolve(verdict.file())).isRegularFile();
+        try (Stream<Path> files = Files.list(DIR.resolve("files"))) {
+            List<String> listed = verdicts().map(Verdict::file).toList();
+            assertThat(files.map(p -> p.getFileName().toString())).allMatch(listed::contains);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void whatTheRuntimeRunsIsWhatWeReport()
+            throws IOException
+    {
+        byte[] capitals = Files.readAllBytes(DIR.resolve("files/type-key-in-capitals.conflist"));
+        assertThat(CniConfigParser.parse("x.conflist", capitals).summary().pluginTypes()).containsExactly("bridge");
+        byte[] duplicates = Files.readAllBytes(DIR.resolve("files/duplicate-plugins-last-wins.conflist"));
+        assertThat(CniConfigParser.parse("x.conflist", duplicates).summary().pluginTypes()).containsExactly("bridge");
+        byte[] utf8 = Files.readAllBytes(DIR.resolve("files/invalid-utf8-in-string.conflist"));
+        assertThat(CniConfigParser.parse("x.conflist", utf8).text()).contains("caf\uFFFD \uFFFD");
+    }
+}
