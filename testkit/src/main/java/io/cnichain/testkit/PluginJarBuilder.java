@@ -1,6 +1,7 @@
 package io.cnichain.testkit;
 
 import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.SpiVersion;
 
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
@@ -45,12 +46,13 @@ import java.util.zip.ZipOutputStream;
 public final class PluginJarBuilder
 {
     public static final String SERVICES = "META-INF/services/" + CniPlatformAdapter.class.getName();
-    public static final String CURRENT_RANGE = ">=1.0.0 & <2.0.0";
+    public static final String CURRENT_RANGE = SpiVersion.COMPATIBLE_RANGE;
 
     private final Map<String, String> manifest = new LinkedHashMap<>();
     private final Map<String, String> sources = new LinkedHashMap<>();
     private final List<String> services = new ArrayList<>();
     private final Set<String> omitted = new LinkedHashSet<>();
+    private final List<Path> classpath = new ArrayList<>();
     private final Map<String, byte[]> extraEntries = new LinkedHashMap<>();
     private boolean withManifest = true;
     private boolean bundleSpi;
@@ -130,6 +132,16 @@ public final class PluginJarBuilder
     public PluginJarBuilder omit(String className)
     {
         omitted.add(className);
+        return this;
+    }
+
+    /**
+     * Compiles the sources against the jar or directory that holds {@code type} too, without putting it into the
+     * plugin: a library the plugin expects the agent to provide.
+     */
+    public PluginJarBuilder compileAgainst(Class<?> type)
+    {
+        classpath.add(locationOf(type));
         return this;
     }
 
@@ -241,7 +253,7 @@ public final class PluginJarBuilder
     /** Compiled classes by binary name, without the omitted ones. */
     private Map<String, byte[]> classes()
     {
-        Map<String, byte[]> compiled = compile(sources);
+        Map<String, byte[]> compiled = compile(sources, classpath);
         omitted.forEach(compiled::remove);
         return compiled;
     }
@@ -252,6 +264,14 @@ public final class PluginJarBuilder
      */
     public static Map<String, byte[]> compile(Map<String, String> sources)
     {
+        return compile(sources, List.of());
+    }
+
+    /**
+     * Compiles sources in memory against the SPI and the given jars or directories.
+     */
+    public static Map<String, byte[]> compile(Map<String, String> sources, List<Path> classpath)
+    {
         if (sources.isEmpty()) {
             return new LinkedHashMap<>();
         }
@@ -259,7 +279,9 @@ public final class PluginJarBuilder
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Map<String, ByteArrayOutputStream> outputs = new LinkedHashMap<>();
         try (StandardJavaFileManager standard = compiler.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8)) {
-            standard.setLocationFromPaths(StandardLocation.CLASS_PATH, List.of(spiLocation()));
+            List<Path> path = new ArrayList<>(List.of(spiLocation()));
+            path.addAll(classpath);
+            standard.setLocationFromPaths(StandardLocation.CLASS_PATH, path);
             JavaFileManager manager = new ForwardingJavaFileManager<>(standard)
             {
                 @Override
@@ -330,8 +352,13 @@ public final class PluginJarBuilder
 
     private static Path spiLocation()
     {
+        return locationOf(CniPlatformAdapter.class);
+    }
+
+    private static Path locationOf(Class<?> type)
+    {
         try {
-            return Path.of(CniPlatformAdapter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
         }
         catch (URISyntaxException e) {
             throw new IllegalStateException(e);

@@ -1,69 +1,48 @@
 package io.cnichain.core.plugins;
 
 import io.cnichain.spi.SpiVersion;
-import org.pf4j.AbstractPluginManager;
-import org.pf4j.BasePluginLoader;
 import org.pf4j.CompoundPluginLoader;
-import org.pf4j.DefaultExtensionFactory;
-import org.pf4j.DefaultPluginClasspath;
-import org.pf4j.DefaultPluginFactory;
-import org.pf4j.DefaultVersionManager;
-import org.pf4j.ExtensionFactory;
+import org.pf4j.CompoundPluginRepository;
+import org.pf4j.DefaultPluginLoader;
+import org.pf4j.DefaultPluginManager;
 import org.pf4j.ExtensionFinder;
 import org.pf4j.InvalidPluginDescriptorException;
 import org.pf4j.JarPluginLoader;
-import org.pf4j.JarPluginRepository;
-import org.pf4j.ManifestPluginDescriptorFinder;
 import org.pf4j.PluginClassLoader;
 import org.pf4j.PluginDescriptor;
 import org.pf4j.PluginDescriptorFinder;
-import org.pf4j.PluginFactory;
 import org.pf4j.PluginLoader;
 import org.pf4j.PluginRepository;
+import org.pf4j.PluginRuntimeException;
 import org.pf4j.PluginStatusProvider;
 import org.pf4j.PluginWrapper;
 import org.pf4j.RuntimeMode;
-import org.pf4j.VersionManager;
+import org.pf4j.util.FileUtils;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
- * pf4j set up for adapter jars: deployment mode only; descriptors from the jar manifest; the SPI version as
- * the "system version" that {@code Plugin-Requires} is checked against; one {@link PluginClassLoaders class
- * loader} per plugin sharing only the SPI; adapters named by {@code META-INF/services}
- * ({@link AdapterServiceFinder}). Nothing of pf4j's that writes into the plugins directory is used (its zip
- * expansion beside the zip, its enabled.txt/disabled.txt status files), and no {@code Plugin-Class} lifecycle
- * code runs: plugins are loaded and resolved, never started. The directory is listed by {@link PluginJarLoader},
- * one {@link #loadPlugin} call per file, so that each failure is reported with its jar.
+ * pf4j's {@link DefaultPluginManager}, changed only where the agent's rules need it (each override says which
+ * rule). What stays pf4j's: loading and resolving, the jar loader and the expanded-zip loader, the
+ * manifest descriptor reader, the extension factory and the version manager. Plugins are loaded and resolved,
+ * never started: no {@code Plugin-Class} code runs.
  */
 final class AdapterPluginManager
-        extends AbstractPluginManager
+        extends DefaultPluginManager
 {
     private static final Pattern PLUGIN_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
     private static final Pattern EXACT_VERSION = Pattern.compile("\\d+\\.\\d+\\.\\d+");
 
-    /** The jar or zip each loaded path came from (a zip is loaded from the directory it was expanded to). */
-    private final Map<Path, Path> sources = new ConcurrentHashMap<>();
+    private final PluginDirectory directory;
 
-    AdapterPluginManager(Path pluginsDir)
+    AdapterPluginManager(PluginDirectory directory)
     {
-        super(pluginsDir);
+        super(directory.root());
+        // pf4j creates its repository inside its own constructor, before this one can pass the directory in.
+        this.directory = directory;
+        this.pluginRepository = directory;
         setSystemVersion(SpiVersion.CURRENT);
-    }
-
-    /** Records that {@code loaded} (an expanded zip) stands for {@code source}, for messages. */
-    void expandedFrom(Path loaded, Path source)
-    {
-        sources.put(loaded, source);
-    }
-
-    Path sourceOf(Path loaded)
-    {
-        return sources.getOrDefault(loaded, loaded);
     }
 
     AdapterServiceFinder finder()
@@ -74,13 +53,77 @@ final class AdapterPluginManager
     @Override
     public RuntimeMode getRuntimeMode()
     {
-        // pf4j reads a system property for this; development mode would load plugins from other places.
+        // Deployment only: pf4j reads the system property pf4j.mode, and development mode loads other directories.
         return RuntimeMode.DEPLOYMENT;
+    }
+
+    @Override
+    protected PluginRepository createPluginRepository()
+    {
+        // The gate and the private zip expansion live in PluginDirectory, which the constructor installs.
+        return new CompoundPluginRepository();
+    }
+
+    @Override
+    protected PluginDescriptorFinder createPluginDescriptorFinder()
+    {
+        // The manifest is the one descriptor: pf4j's default reads plugin.properties first, which would win over it.
+        return new AdapterDescriptorFinder();
+    }
+
+    @Override
+    protected ExtensionFinder createExtensionFinder()
+    {
+        // Adapters are named by the plugin's own META-INF/services/io.cnichain.spi.CniPlatformAdapter, nothing else.
+        AdapterServiceFinder finder = new AdapterServiceFinder(this);
+        addPluginStateListener(finder);
+        return finder;
+    }
+
+    @Override
+    protected PluginStatusProvider createPluginStatusProvider()
+    {
+        // A jar in the directory is a plugin: pf4j's provider would let enabled.txt/disabled.txt disable it.
+        return new AlwaysEnabled();
+    }
+
+    @Override
+    protected PluginLoader createPluginLoader()
+    {
+        // pf4j's jar and expanded-zip loaders, with the class loader that shares only the SPI and SLF4J.
+        return new CompoundPluginLoader()
+                .add(new JarPluginLoader(this)
+                {
+                    @Override
+                    protected PluginClassLoader createPluginClassLoader(Path pluginPath, PluginDescriptor pluginDescriptor)
+                    {
+                        return PluginClassLoaders.create(pluginManager, pluginDescriptor);
+                    }
+                })
+                .add(new DefaultPluginLoader(this)
+                {
+                    @Override
+                    protected PluginClassLoader createPluginClassLoader(Path pluginPath, PluginDescriptor pluginDescriptor)
+                    {
+                        return PluginClassLoaders.create(pluginManager, pluginDescriptor);
+                    }
+                });
+    }
+
+    @Override
+    protected PluginWrapper loadPluginFromPath(Path pluginPath)
+    {
+        // DefaultPluginManager expands a zip beside itself, in the plugins directory; PluginDirectory has done it.
+        if (FileUtils.isZipFile(pluginPath)) {
+            throw new PluginRuntimeException("a zip is loaded from the directory PluginDirectory expanded it into, not from " + pluginPath);
+        }
+        return super.loadPluginFromPath(pluginPath);
     }
 
     @Override
     protected void validatePluginDescriptor(PluginDescriptor descriptor)
     {
+        // Plugin-Requires is required and must contain this SPI; no Plugin-Dependencies; one plugin per Plugin-Id.
         String id = descriptor.getPluginId();
         if (id == null || id.isBlank()) {
             throw new InvalidPluginDescriptorException("its manifest has no Plugin-Id (is it a cni-chain adapter plugin? "
@@ -95,7 +138,7 @@ final class AdapterPluginManager
         String requires = descriptor.getRequires() == null ? "" : descriptor.getRequires().trim();
         if (requires.isEmpty() || requires.equals("*")) {
             throw new InvalidPluginDescriptorException("its manifest has no Plugin-Requires: it must name the SPI versions it was built for, "
-                    + "for example 'Plugin-Requires: >=1.0.0 & <2.0.0' (this agent's SPI is " + SpiVersion.CURRENT + ")");
+                    + "for example 'Plugin-Requires: " + SpiVersion.COMPATIBLE_RANGE + "' (this agent's SPI is " + SpiVersion.CURRENT + ")");
         }
         if (!descriptor.getDependencies().isEmpty()) {
             throw new InvalidPluginDescriptorException("Plugin-Dependencies is set, but adapter plugins cannot depend on other plugins; "
@@ -103,110 +146,43 @@ final class AdapterPluginManager
         }
         boolean compatible;
         try {
-            // As pf4j does: a bare version means "this version or later".
+            // As pf4j's isPluginValid does: a bare version means "this version or later".
             compatible = getVersionManager().checkVersionConstraint(SpiVersion.CURRENT, EXACT_VERSION.matcher(requires).matches() ? ">=" + requires : requires);
         }
         catch (RuntimeException e) {
-            throw new InvalidPluginDescriptorException("Plugin-Requires '" + requires + "' is not a version range such as '>=1.0.0 & <2.0.0' ("
-                    + e.getMessage() + ")");
+            throw new InvalidPluginDescriptorException("Plugin-Requires '" + requires + "' is not a version range such as '" + SpiVersion.COMPATIBLE_RANGE
+                    + "' (" + e.getMessage() + ")");
         }
         if (!compatible) {
             throw new InvalidPluginDescriptorException("built for SPI " + requires + " (Plugin-Requires), but this agent's SPI is " + SpiVersion.CURRENT);
         }
         PluginWrapper other = getPlugin(id);
         if (other != null) {
-            throw new InvalidPluginDescriptorException("Plugin-Id '" + id + "' is already used by " + sourceOf(other.getPluginPath())
+            throw new InvalidPluginDescriptorException("Plugin-Id '" + id + "' is already used by " + directory.sourceOf(other.getPluginPath())
                     + "; one plugin per id");
         }
     }
 
-    @Override
-    protected PluginRepository createPluginRepository()
+    /** Every plugin enabled, and no status file read or written. */
+    private static final class AlwaysEnabled
+            implements PluginStatusProvider
     {
-        // Unused: PluginJarLoader lists the directory itself, but pf4j wants one.
-        return new JarPluginRepository(getPluginsRoots());
-    }
-
-    @Override
-    protected PluginFactory createPluginFactory()
-    {
-        return new DefaultPluginFactory();
-    }
-
-    @Override
-    protected ExtensionFactory createExtensionFactory()
-    {
-        return new DefaultExtensionFactory();
-    }
-
-    @Override
-    protected PluginDescriptorFinder createPluginDescriptorFinder()
-    {
-        return new ManifestPluginDescriptorFinder();
-    }
-
-    @Override
-    protected ExtensionFinder createExtensionFinder()
-    {
-        AdapterServiceFinder finder = new AdapterServiceFinder(this);
-        addPluginStateListener(finder);
-        return finder;
-    }
-
-    @Override
-    protected PluginStatusProvider createPluginStatusProvider()
-    {
-        return new PluginStatusProvider()
+        @Override
+        public boolean isPluginDisabled(String pluginId)
         {
-            @Override
-            public boolean isPluginDisabled(String pluginId)
-            {
-                return false;
-            }
+            return false;
+        }
 
-            @Override
-            public void disablePlugin(String pluginId)
-            {
-                throw new UnsupportedOperationException("cni-chain disables adapters, not plugins, and writes no status file");
-            }
+        @Override
+        public void disablePlugin(String pluginId)
+        {
+            throw new UnsupportedOperationException("cni-chain disables adapters, not plugins, and writes no status file");
+        }
 
-            @Override
-            public void enablePlugin(String pluginId) {}
-        };
-    }
-
-    @Override
-    protected PluginLoader createPluginLoader()
-    {
-        return new CompoundPluginLoader()
-                .add(new JarPluginLoader(this)
-                {
-                    @Override
-                    protected PluginClassLoader createPluginClassLoader(Path pluginPath, PluginDescriptor pluginDescriptor)
-                    {
-                        return PluginClassLoaders.create(pluginManager, pluginDescriptor);
-                    }
-                })
-                .add(new BasePluginLoader(this, new DefaultPluginClasspath())
-                {
-                    // An expanded zip: classes/ and lib/*.jar.
-                    @Override
-                    public boolean isApplicable(Path pluginPath)
-                    {
-                        return Files.isDirectory(pluginPath);
-                    }
-
-                    @Override
-                    protected PluginClassLoader createPluginClassLoader(Path pluginPath, PluginDescriptor pluginDescriptor)
-                    {
-                        return PluginClassLoaders.create(pluginManager, pluginDescriptor);
-                    }
-                });
-    }
-
-    @Override
-    protected VersionManager createVersionManager()
-    {
-        return new DefaultVersionManager();
+        @Override
+        public void enablePlugin(String pluginId)
+        {
+            // Always enabled already.
+        }
     }
 }

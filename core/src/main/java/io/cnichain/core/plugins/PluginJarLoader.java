@@ -5,43 +5,40 @@ import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.CniPlatformAdapter;
 import org.pf4j.InvalidPluginDescriptorException;
+import org.pf4j.PluginClassLoader;
 import org.pf4j.PluginDescriptor;
 import org.pf4j.PluginRuntimeException;
+import org.pf4j.PluginState;
 import org.pf4j.PluginWrapper;
-import org.pf4j.util.Unzip;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.jar.JarFile;
-import java.util.stream.Stream;
-import java.util.zip.ZipFile;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Loads the adapters of the jars (and pf4j zips) in the plugins directory with pf4j, one class loader per
- * file. Every file is reported once: loaded (one info line naming its adapters) or refused (one line naming the
- * file and the reason: unsafe permissions, no descriptor, not a readable jar, built for another SPI, a class
- * that does not load, a constructor that throws or hangs). A refused file never stops the others.
+ * file: {@link PluginDirectory} lists the directory and applies the permission gate, {@link AdapterPluginManager}
+ * (pf4j's manager) reads and checks each descriptor and builds the class loader, {@link AdapterServiceFinder} names
+ * the adapter classes, and each adapter is instantiated here under the time limit of {@link AdapterCalls} and
+ * handed out behind a {@link io.cnichain.core.adapters.GuardedAdapter}. Every file is reported once: loaded (one
+ * info line naming its adapters) or refused (one line naming the file and the reason: unsafe permissions, no
+ * descriptor, not a readable jar, built for another SPI, a class that does not load, a constructor that throws or
+ * hangs). A refused file never stops the others.
  */
 public final class PluginJarLoader
 {
     private static final Logger log = LoggerFactory.getLogger(PluginJarLoader.class);
     private static final String SPI_PATH = CniPlatformAdapter.class.getPackageName().replace('.', '/') + "/";
+    private static final String SPI_CLASS_FILE = CniPlatformAdapter.class.getName().replace('.', '/') + ".class";
 
     private final Duration limit;
     private final PluginPermissions permissions;
@@ -83,95 +80,44 @@ public final class PluginJarLoader
     {
         List<LoadedAdapter> adapters = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        if (!Files.exists(directory)) {
-            log.debug("No plugins directory {}: no plugin adapters", directory);
+        PluginDirectory repository = new PluginDirectory(directory, permissions);
+        List<Path> paths = repository.getPluginPaths();
+        repository.problems().forEach(problem -> problems.add(report(problem)));
+        if (paths.isEmpty()) {
             return new Result(adapters, problems);
         }
-        if (!Files.isDirectory(directory)) {
-            problems.add(report(directory + ": the plugins directory is not a directory; no plugin adapters loaded"));
-            return new Result(adapters, problems);
-        }
-        List<Path> files;
-        try {
-            files = candidates(directory);
-        }
-        catch (IOException | UncheckedIOException e) {
-            problems.add(report(directory + ": the plugins directory cannot be listed: " + e.getMessage()));
-            return new Result(adapters, problems);
-        }
-        if (files.isEmpty()) {
-            log.debug("No plugin jars in {}", directory);
-            return new Result(adapters, problems);
-        }
-        Optional<String> unsafeDirectory = permissions.checkDirectory(directory);
-        AdapterPluginManager manager = new AdapterPluginManager(directory);
-        for (Path file : files) {
-            Optional<String> unsafe = unsafeDirectory.or(() -> permissions.checkFile(file));
-            if (unsafe.isPresent()) {
-                problems.add(report(file + ": refused: " + unsafe.get()));
-                continue;
-            }
-            load(manager, file, adapters, problems);
+        AdapterPluginManager manager = new AdapterPluginManager(repository);
+        // pf4j's loadPlugins() runs this same loop, but reports a failure only in a log line of its own, and a
+        // failure other than a PluginRuntimeException would end it for every file after.
+        for (Path path : paths) {
+            load(manager, path, repository.sourceOf(path), adapters, problems);
         }
         return new Result(adapters, problems);
     }
 
-    /** Regular files (links followed) named *.jar or *.zip, not hidden, in name order. */
-    private static List<Path> candidates(Path directory)
-            throws IOException
+    private void load(AdapterPluginManager manager, Path path, Path file, List<LoadedAdapter> adapters, List<String> problems)
     {
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
-            for (Path path : stream) {
-                String name = path.getFileName().toString();
-                String lower = name.toLowerCase(Locale.ROOT);
-                if (name.startsWith(".") || !(lower.endsWith(".jar") || lower.endsWith(".zip"))) {
-                    log.debug("Ignoring {} in the plugins directory: not a .jar or .zip", path);
-                    continue;
-                }
-                if (!Files.isRegularFile(path)) {
-                    log.warn("Ignoring {} in the plugins directory: not a regular file", path);
-                    continue;
-                }
-                files.add(path);
-            }
-        }
-        files.sort(Comparator.comparing(p -> p.getFileName().toString()));
-        return files;
-    }
-
-    private void load(AdapterPluginManager manager, Path file, List<LoadedAdapter> adapters, List<String> problems)
-    {
-        boolean zip = file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".zip");
-        Contents contents;
-        try {
-            contents = zip ? Contents.ofZip(file) : Contents.ofJar(file);
-        }
-        catch (IOException e) {
-            problems.add(report(file + ": refused: not a readable " + (zip ? "zip" : "jar") + ": " + firstLine(e.toString())));
-            return;
-        }
-        if (!contents.hasManifest()) {
-            problems.add(report(file + ": refused: it has no plugin descriptor (" + (zip ? "classes/" : "") + "META-INF/MANIFEST.MF with Plugin-Id, "
-                    + "Plugin-Version and Plugin-Requires); see adapters/README.md"));
-            return;
-        }
-        if (contents.bundlesSpi()) {
-            problems.add(report(file + ": bundles its own copy of the SPI (" + SPI_PATH + "); the agent's SPI is used instead; "
-                    + "build it with cni-chain-spi in scope provided"));
-        }
         String pluginId;
         try {
-            Path loadPath = zip ? expand(file) : file;
-            manager.expandedFrom(loadPath, file);
-            pluginId = manager.loadPlugin(loadPath);
+            pluginId = manager.loadPlugin(path);
         }
-        catch (IOException | RuntimeException | LinkageError e) {
+        catch (RuntimeException | LinkageError e) {
             problems.add(report(file + ": refused: " + reason(e)));
             return;
         }
         PluginWrapper plugin = manager.getPlugin(pluginId);
+        if (plugin.getPluginState() != PluginState.RESOLVED) {
+            problems.add(report(file + ": refused: pf4j left it " + plugin.getPluginState()
+                    + (plugin.getFailedException() == null ? "" : ": " + reason(plugin.getFailedException()))));
+            manager.unloadPlugin(pluginId);
+            return;
+        }
         PluginDescriptor descriptor = plugin.getDescriptor();
+        ClassLoader loader = plugin.getPluginClassLoader();
+        if (((PluginClassLoader) loader).findResource(SPI_CLASS_FILE) != null) {
+            problems.add(report(file + ": bundles its own copy of the SPI (" + SPI_PATH + "); the agent's SPI is used instead; "
+                    + "build it with cni-chain-spi in scope provided"));
+        }
         Optional<String> unreadable = manager.finder().unreadable(pluginId);
         Set<String> classNames = manager.finder().findClassNames(pluginId);
         if (unreadable.isPresent() || classNames.isEmpty()) {
@@ -180,7 +126,6 @@ public final class PluginJarLoader
             manager.unloadPlugin(pluginId);
             return;
         }
-        ClassLoader loader = plugin.getPluginClassLoader();
         List<String> loaded = new ArrayList<>();
         for (String className : classNames) {
             try {
@@ -238,8 +183,8 @@ public final class PluginJarLoader
             cause = cause.getCause();
         }
         if (cause instanceof NoClassDefFoundError) {
-            return "it needs class " + cause.getMessage().replace('/', '.') + ", which is neither in the plugin nor shared by the agent "
-                    + "(the agent shares only " + String.join(", ", PluginClassLoaders.SHARED_PACKAGES) + " and the JDK)";
+            return "it needs class " + cause.getMessage().replace('/', '.') + ", which is neither in the plugin nor shared by the agent ("
+                    + PluginClassLoaders.describeShared() + ")";
         }
         if (cause instanceof UnsupportedClassVersionError) {
             return "it was compiled for a newer Java: " + firstLine(cause.getMessage());
@@ -262,37 +207,6 @@ public final class PluginJarLoader
         return problem;
     }
 
-    private static Path expand(Path zip)
-            throws IOException
-    {
-        Path target = WorkDirectory.get().resolve(zip.getFileName().toString() + "-" + System.nanoTime());
-        new Unzip(zip.toFile(), target.toFile()).extract();
-        return target;
-    }
-
-    /** What a plugin file holds, read before pf4j sees it, for clear refusals. */
-    private record Contents(boolean hasManifest, boolean bundlesSpi)
-    {
-        static Contents ofJar(Path jar)
-                throws IOException
-        {
-            try (JarFile file = new JarFile(jar.toFile())) {
-                boolean spi = file.stream().anyMatch(e -> e.getName().startsWith(SPI_PATH));
-                return new Contents(file.getManifest() != null, spi);
-            }
-        }
-
-        static Contents ofZip(Path zip)
-                throws IOException
-        {
-            try (ZipFile file = new ZipFile(zip.toFile())) {
-                boolean spi = file.stream().anyMatch(e -> e.getName().startsWith("classes/" + SPI_PATH)
-                        || e.getName().matches("lib/cni-chain-spi[^/]*\\.jar"));
-                return new Contents(file.getEntry("classes/META-INF/MANIFEST.MF") != null, spi);
-            }
-        }
-    }
-
     /** A class listed as an adapter that cannot be one; the message says why. */
     private static final class NotAnAdapter
             extends RuntimeException
@@ -300,36 +214,6 @@ public final class PluginJarLoader
         NotAnAdapter(String message)
         {
             super(message, null, false, false);
-        }
-    }
-
-    /**
-     * Where zip plugins are expanded: a private temp directory (mode 0700), deleted when the agent exits; never
-     * the plugins directory, which may be read-only and must stay as the operator made it.
-     */
-    private static final class WorkDirectory
-    {
-        private static Path directory;
-
-        static synchronized Path get()
-                throws IOException
-        {
-            if (directory == null) {
-                Path created = Files.createTempDirectory("cni-chain-plugins-");
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(created), "delete-expanded-plugins"));
-                directory = created;
-            }
-            return directory;
-        }
-
-        private static void delete(Path root)
-        {
-            try (Stream<Path> walk = Files.walk(root)) {
-                walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
-            catch (IOException | UncheckedIOException e) {
-                // Best effort at exit; it is a temp directory.
-            }
         }
     }
 }

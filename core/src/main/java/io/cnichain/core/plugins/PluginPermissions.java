@@ -7,11 +7,13 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * A node agent running as root must not load code that anyone else can replace. A plugin jar is refused when
- * it, or any directory on its real path, can be written by someone other than root (or other than the agent's
- * own user, when the agent is not root): a group or other write bit, or an owner who is neither. An ancestor
- * directory with the sticky bit (such as {@code /tmp}) is accepted when what lies below it belongs to root: others
- * cannot rename or delete entries they do not own there.
+ * A node agent running as root must not load code that anyone else can replace. A plugin file is refused when it,
+ * or any directory on its real path, can be written by someone other than root (or other than the agent's own
+ * user, when the agent is not root): a group or other write bit, or an owner who is neither. One exception: an
+ * <em>ancestor</em> of the plugins directory that has the sticky bit (such as {@code /tmp}, mode 1777) may be
+ * writable by others, because there they cannot rename or delete entries they do not own, and the entry below it
+ * is checked itself. The plugins directory itself (and the directory a linked jar really lives in) is never
+ * allowed to be writable by others, sticky or not: anyone could add files to it.
  */
 final class PluginPermissions
 {

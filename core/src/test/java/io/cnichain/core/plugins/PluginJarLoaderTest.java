@@ -9,8 +9,13 @@ import io.cnichain.spi.SpiVersion;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.pf4j.Extension;
+import org.pf4j.PluginManager;
+import org.pf4j.RuntimeMode;
 
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -159,10 +164,10 @@ class PluginJarLoaderTest
         assertThat(result.adapters()).isEmpty();
         assertThat(result.problems()).containsExactly(
                 jar + ": refused: built for SPI >=2.0.0 & <3.0.0 (Plugin-Requires), but this agent's SPI is " + SpiVersion.CURRENT,
-                plugins.resolve("garbled.jar") + ": refused: Plugin-Requires 'one point oh' is not a version range such as '>=1.0.0 & <2.0.0' ("
-                        + result.problems().get(1).replaceAll(".*such as '>=1.0.0 & <2.0.0' \\(", ""),
+                plugins.resolve("garbled.jar") + ": refused: Plugin-Requires 'one point oh' is not a version range such as '" + SpiVersion.COMPATIBLE_RANGE
+                        + "' (" + result.problems().get(1).replaceAll(".*such as '[^']*' \\(", ""),
                 plugins.resolve("unbounded.jar") + ": refused: its manifest has no Plugin-Requires: it must name the SPI versions it was built for, "
-                        + "for example 'Plugin-Requires: >=1.0.0 & <2.0.0' (this agent's SPI is 1.0.0)");
+                        + "for example 'Plugin-Requires: " + SpiVersion.COMPATIBLE_RANGE + "' (this agent's SPI is " + SpiVersion.CURRENT + ")");
     }
 
     @Test
@@ -187,13 +192,80 @@ class PluginJarLoaderTest
         assertThat(result.problems().get(0)).isEqualTo(jar + ": adapter class com.b.Missing failed to load: it is listed in "
                 + "META-INF/services/io.cnichain.spi.CniPlatformAdapter but is not in the jar");
         assertThat(result.problems().get(1)).isEqualTo(jar + ": adapter class com.b.NeedsHelper failed to load: it needs class com.b.Helper, "
-                + "which is neither in the plugin nor shared by the agent (the agent shares only io.cnichain.spi., org.slf4j., org.pf4j. and the JDK)");
+                + "which is neither in the plugin nor shared by the agent (the agent shares only io.cnichain.spi., org.slf4j. and the JDK)");
         assertThat(result.problems().get(2)).isEqualTo(jar + ": adapter class com.b.NotAnAdapter failed to load: it does not implement "
                 + CniPlatformAdapter.class.getName());
         assertThat(result.problems().get(3)).startsWith(jar + ": adapter class com.b.Throws failed to load: threw java.lang.IllegalStateException: "
                 + "no config (at com.b.Throws.<init>");
         assertThat(result.problems().get(4)).isEqualTo(jar + ": adapter class com.b.BadName (plugin jar " + jar + "): name() returned 'Bad Name', "
                 + "not a name of lower-case letters, digits and dashes");
+    }
+
+    @Test
+    void pf4jIsNotSharedWithPlugins()
+    {
+        Path jar = plugin("needs-pf4j").compileAgainst(PluginManager.class)
+                .adapter("com.p.NeedsPf4j", adapterSource("com.p.NeedsPf4j", "needs-pf4j", "return Detection.none();",
+                        "static final Class<?> PF4J = org.pf4j.PluginManager.class;"))
+                .writeJar(plugins, "needs-pf4j.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).isEmpty();
+        assertThat(result.problems()).containsExactly(jar + ": adapter class com.p.NeedsPf4j failed to load: it needs class org.pf4j.PluginManager, "
+                + "which is neither in the plugin nor shared by the agent (the agent shares only io.cnichain.spi., org.slf4j. and the JDK)");
+    }
+
+    @Test
+    void anAdapterCarryingPf4jsExtensionAnnotationLoadsAndTheMissingAnnotationIsIgnored()
+            throws Exception
+    {
+        String source = adapterSource("com.x.Annotated", "annotated",
+                "return Detection.of(1, getClass().getAnnotations().length + \" annotations\");", "")
+                .replace("public class Annotated", "@org.pf4j.Extension public class Annotated");
+        Path jar = plugin("annotated").compileAgainst(PluginManager.class).adapter("com.x.Annotated", source).writeJar(plugins, "annotated.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.problems()).isEmpty();
+        assertThat(result.adapters().get(0).adapter().detect(TestNode.create(temp.resolve("node")).snapshot(), AdapterSettings.empty("x")).evidence())
+                .containsExactly("0 annotations");
+        // The annotation is in the class file: a loader that sees pf4j finds it.
+        try (URLClassLoader withPf4j = new URLClassLoader(new URL[] {jar.toUri().toURL()}, getClass().getClassLoader())) {
+            assertThat(Class.forName("com.x.Annotated", false, withPf4j).isAnnotationPresent(Extension.class)).isTrue();
+        }
+    }
+
+    @Test
+    void pluginDependenciesAreRefused()
+    {
+        Path jar = plugin("dependent").manifest("Plugin-Dependencies", "other-plugin")
+                .adapter("com.d.D", adapterSource("com.d.D", "dependent", "return Detection.none();", ""))
+                .writeJar(plugins, "dependent.jar");
+
+        assertThat(load().problems()).containsExactly(jar + ": refused: Plugin-Dependencies is set, but adapter plugins cannot depend on other "
+                + "plugins; bundle what it needs in the jar");
+    }
+
+    @Test
+    void statusFilesAndPf4jsModePropertyChangeNothing()
+            throws IOException
+    {
+        plugin("listed").adapter("com.l.L", adapterSource("com.l.L", "listed", "return Detection.none();", "")).writeJar(plugins, "listed.jar");
+        // pf4j's defaults would read these: only "other" enabled, "listed" disabled.
+        Files.writeString(plugins.resolve("enabled.txt"), "other\n");
+        Files.writeString(plugins.resolve("disabled.txt"), "listed\n");
+        String mode = System.setProperty("pf4j.mode", "development");
+        try {
+            assertThat(new AdapterPluginManager(new PluginDirectory(plugins, PluginPermissions.forThisProcess())).getRuntimeMode())
+                    .isEqualTo(RuntimeMode.DEPLOYMENT);
+            PluginJarLoader.Result result = load();
+            assertThat(result.problems()).isEmpty();
+            assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("listed");
+        }
+        finally {
+            restore("pf4j.mode", mode);
+        }
     }
 
     @Test
@@ -256,6 +328,34 @@ class PluginJarLoaderTest
     }
 
     @Test
+    void aPluginsDirectoryBelowAStickyWorldWritableDirectoryIsAccepted()
+            throws IOException
+    {
+        // Stands in for /tmp: others may write there, but cannot rename or delete the plugins directory they do not own.
+        Path sticky = Files.createDirectory(temp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path below = Files.createDirectory(sticky.resolve("plugins"));
+        Files.setPosixFilePermissions(below, PosixFilePermissions.fromString("rwxr-xr-x"));
+        plugin("below").adapter("com.b.Below", adapterSource("com.b.Below", "below", "return Detection.none();", "")).writeJar(below, "below.jar");
+
+        PluginJarLoader.Result result = new PluginJarLoader(LIMIT).load(below);
+
+        assertThat(result.problems()).isEmpty();
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("below");
+    }
+
+    @Test
+    void aStickyWorldWritablePluginsDirectoryIsRefused()
+            throws IOException
+    {
+        Path jar = plugin("open").adapter("com.o.Open", adapterSource("com.o.Open", "open", "return Detection.none();", "")).writeJar(plugins, "open.jar");
+        Files.setAttribute(plugins, "unix:mode", 01777);
+        Path real = plugins.toRealPath();
+
+        assertThat(load().problems()).containsExactly(jar + ": refused: directory " + real + " is writable by anyone (mode 1777); fix: chmod go-w " + real);
+    }
+
+    @Test
     void jarsOwnedByAnotherUserAreRefusedWhenTheAgentIsRoot()
             throws IOException
     {
@@ -293,6 +393,16 @@ class PluginJarLoaderTest
         Files.writeString(plugins.resolve("README.txt"), "drop jars here");
         Files.writeString(plugins.resolve(".hidden.jar"), "not loaded");
         assertThat(load().problems()).isEmpty();
+    }
+
+    static void restore(String key, String value)
+    {
+        if (value == null) {
+            System.clearProperty(key);
+        }
+        else {
+            System.setProperty(key, value);
+        }
     }
 
     static void requireRoot()

@@ -1,13 +1,13 @@
 package io.cnichain.example.aws;
 
 import io.cnichain.core.adapters.AdapterRegistry;
-import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.ConfigTarget;
-import org.junit.jupiter.api.BeforeEach;
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -16,26 +16,17 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The adapter on AWS node layouts. Loading it from a plugins directory as a jar, with the real launcher, is
- * tested in the distribution module (PluginLauncherTest), which has the packaged jar.
+ * The adapter on AWS node layouts, each test on a fresh temp node. The packaged jar loaded as a plugin is
+ * {@link PackagedPluginIT}; with the real launcher, the distribution module's PluginLauncherTest.
  */
+@ExtendWith(TempNodeExtension.class)
 class AwsVpcCniAdapterTest
 {
     static final String AWS = """
             {"cniVersion":"0.4.0","name":"aws-cni","disableCheck":true,"plugins":[{"name":"aws-cni","type":"aws-cni","vethPrefix":"eni","mtu":"9001"},\
             {"name":"egress-cni","type":"egress-cni","mtu":"9001","enabled":"false"},{"type":"portmap","capabilities":{"portMappings":true},"snat":true}]}""";
 
-    @TempDir
-    Path temp;
-
-    TestNode node;
     AwsVpcCniAdapter adapter = new AwsVpcCniAdapter();
-
-    @BeforeEach
-    void setUp()
-    {
-        node = TestNode.create(temp);
-    }
 
     @Test
     void theServicesFileNamesIt()
@@ -44,7 +35,7 @@ class AwsVpcCniAdapterTest
     }
 
     @Test
-    void recognisesAnAwsNodeAndPatches10AwsConflist()
+    void recognisesAnAwsNodeAndPatches10AwsConflist(TestNode node)
     {
         node.binaries("aws-cni", "egress-cni", "portmap");
         node.write("10-aws.conflist", AWS);
@@ -59,7 +50,7 @@ class AwsVpcCniAdapterTest
     }
 
     @Test
-    void beforeAwsNodeHasWrittenItsFileThereIsNothingToPatch()
+    void beforeAwsNodeHasWrittenItsFileThereIsNothingToPatch(TestNode node)
     {
         node.binaries("aws-cni", "egress-cni");
         assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).score()).isEqualTo(50);
@@ -67,7 +58,7 @@ class AwsVpcCniAdapterTest
     }
 
     @Test
-    void aFileSortingFirstMeansNothingIsPatchedAndAWarning()
+    void aFileSortingFirstMeansNothingIsPatchedAndAWarning(TestNode node)
     {
         node.write("05-other.conflist", TestNode.CILIUM);
         node.write("10-aws.conflist", AWS);
@@ -77,7 +68,7 @@ class AwsVpcCniAdapterTest
     }
 
     @Test
-    void aFileWithoutTheAwsPluginIsNotFinished()
+    void aFileWithoutTheAwsPluginIsNotFinished(TestNode node)
     {
         CniConfig partial = new CniConfig(CniConfig.Format.LIST, "aws-cni", Optional.of("0.4.0"), List.of("portmap"));
         CniConfig full = new CniConfig(CniConfig.Format.LIST, "aws-cni", Optional.of("0.4.0"), List.of("aws-cni", "egress-cni", "portmap"));
@@ -88,7 +79,7 @@ class AwsVpcCniAdapterTest
     }
 
     @Test
-    void nothingOnAnotherPlatform()
+    void nothingOnAnotherPlatform(TestNode node)
     {
         node.write("10-calico.conflist", TestNode.CALICO);
         assertThat(adapter.detect(node.snapshot(), AdapterSettings.empty(adapter.name())).matched()).isFalse();

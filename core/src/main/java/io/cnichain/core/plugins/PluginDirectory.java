@@ -1,0 +1,201 @@
+package io.cnichain.core.plugins;
+
+import org.pf4j.PluginRepository;
+import org.pf4j.util.Unzip;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The plugins directory as pf4j's {@link PluginRepository}: the plugin files in it (regular files, links
+ * followed, named {@code *.jar} or {@code *.zip}, not hidden, in name order) that pass the
+ * {@link PluginPermissions permission gate}. A jar is loaded where it is; a pf4j zip is expanded into a private
+ * temp directory (mode 0700, deleted when the agent exits), never beside the zip as pf4j's own repository does:
+ * the plugins directory may be read-only and stays as the operator made it. The directory is read once; every
+ * file refused here is in {@link #problems()}, once, with the reason.
+ */
+final class PluginDirectory
+        implements PluginRepository
+{
+    private static final Logger log = LoggerFactory.getLogger(PluginDirectory.class);
+
+    private final Path directory;
+    private final PluginPermissions permissions;
+    private final List<String> problems = new ArrayList<>();
+    /** The zip each expanded directory came from. */
+    private final Map<Path, Path> sources = new ConcurrentHashMap<>();
+    private List<Path> paths;
+
+    PluginDirectory(Path directory, PluginPermissions permissions)
+    {
+        this.directory = requireNonNull(directory, "directory is null");
+        this.permissions = requireNonNull(permissions, "permissions is null");
+    }
+
+    Path root()
+    {
+        return directory;
+    }
+
+    /**
+     * @return the jars and expanded zips to load, in name order (read on the first call)
+     */
+    @Override
+    public synchronized List<Path> getPluginPaths()
+    {
+        if (paths == null) {
+            paths = List.copyOf(read());
+        }
+        return paths;
+    }
+
+    /** Never: the plugins directory is the operator's; the agent removes nothing from it. */
+    @Override
+    public boolean deletePluginPath(Path pluginPath)
+    {
+        return false;
+    }
+
+    /**
+     * @return one line per file refused while reading the directory (or about the directory), each naming the file
+     */
+    synchronized List<String> problems()
+    {
+        getPluginPaths();
+        return List.copyOf(problems);
+    }
+
+    /**
+     * @param loaded a path from {@link #getPluginPaths()}
+     * @return the file in the plugins directory it stands for: the zip of an expanded zip, else itself
+     */
+    Path sourceOf(Path loaded)
+    {
+        return sources.getOrDefault(loaded, loaded);
+    }
+
+    private List<Path> read()
+    {
+        List<Path> result = new ArrayList<>();
+        if (!Files.exists(directory)) {
+            log.debug("No plugins directory {}: no plugin adapters", directory);
+            return result;
+        }
+        if (!Files.isDirectory(directory)) {
+            problems.add(directory + ": the plugins directory is not a directory; no plugin adapters loaded");
+            return result;
+        }
+        List<Path> files;
+        try {
+            files = candidates(directory);
+        }
+        catch (IOException | UncheckedIOException e) {
+            problems.add(directory + ": the plugins directory cannot be listed: " + e.getMessage());
+            return result;
+        }
+        if (files.isEmpty()) {
+            log.debug("No plugin jars in {}", directory);
+            return result;
+        }
+        Optional<String> unsafeDirectory = permissions.checkDirectory(directory);
+        for (Path file : files) {
+            Optional<String> unsafe = unsafeDirectory.or(() -> permissions.checkFile(file));
+            if (unsafe.isPresent()) {
+                problems.add(file + ": refused: " + unsafe.get());
+            }
+            else if (isZip(file)) {
+                expand(file).ifPresent(result::add);
+            }
+            else {
+                result.add(file);
+            }
+        }
+        return result;
+    }
+
+    /** Regular files (links followed) named *.jar or *.zip, not hidden, in name order. */
+    private static List<Path> candidates(Path directory)
+            throws IOException
+    {
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+            for (Path path : stream) {
+                String name = path.getFileName().toString();
+                String lower = name.toLowerCase(Locale.ROOT);
+                if (name.startsWith(".") || !(lower.endsWith(".jar") || lower.endsWith(".zip"))) {
+                    log.debug("Ignoring {} in the plugins directory: not a .jar or .zip", path);
+                    continue;
+                }
+                if (!Files.isRegularFile(path)) {
+                    log.warn("Ignoring {} in the plugins directory: not a regular file", path);
+                    continue;
+                }
+                files.add(path);
+            }
+        }
+        files.sort(Comparator.comparing(p -> p.getFileName().toString()));
+        return files;
+    }
+
+    private static boolean isZip(Path file)
+    {
+        return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".zip");
+    }
+
+    /** pf4j's Unzip (which refuses entries that would land outside the target), into the private directory. */
+    private Optional<Path> expand(Path zip)
+    {
+        try {
+            Path target = WorkDirectory.get().resolve(zip.getFileName().toString() + "-" + System.nanoTime());
+            new Unzip(zip.toFile(), target.toFile()).extract();
+            sources.put(target, zip);
+            return Optional.of(target);
+        }
+        catch (IOException e) {
+            problems.add(zip + ": refused: not a readable zip: " + e.toString().lines().findFirst().orElse("").strip());
+            return Optional.empty();
+        }
+    }
+
+    /** Where zips are expanded: one private temp directory per agent, deleted when it exits. */
+    private static final class WorkDirectory
+    {
+        private static Path directory;
+
+        static synchronized Path get()
+                throws IOException
+        {
+            if (directory == null) {
+                Path created = Files.createTempDirectory("cni-chain-plugins-");
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(created), "delete-expanded-plugins"));
+                directory = created;
+            }
+            return directory;
+        }
+
+        private static void delete(Path root)
+        {
+            try (Stream<Path> walk = Files.walk(root)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+            catch (IOException | UncheckedIOException e) {
+                // Best effort at exit; it is a temp directory.
+            }
+        }
+    }
+}
