@@ -36,11 +36,17 @@ final class RunCommand
     public Integer call()
             throws Exception
     {
+        AgentConfig config = options.load(context(), runFlags());
+        return new Agent(engine(config)).run();
+    }
+
+    /** The run flags given, by name, for the configuration loader. */
+    Map<String, String> runFlags()
+    {
         Map<String, String> flags = new LinkedHashMap<>();
         CommonOptions.put(flags, "--health-port", healthPort);
         CommonOptions.put(flags, "--no-cleanup", noCleanup ? true : null);
         CommonOptions.put(flags, "--shutdown-timeout", shutdownTimeout);
-        AgentConfig config = options.load(context(), flags);
-        return new Agent(engine(config)).run();
+        return flags;
     }
 }

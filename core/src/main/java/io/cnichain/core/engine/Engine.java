@@ -56,7 +56,7 @@ public final class Engine
         this.registry = requireNonNull(registry, "registry is null");
         requireNonNull(writer, "writer is null");
         registry.validateSettings(config.adapters().settings(), config.configFile());
-        config.adapters().choice().names().forEach(name -> registry.require(name, config.source() + ": adapter"));
+        config.adapters().choice().names().forEach(name -> registry.require(name, config.adapters().choice().source()));
         this.selector = new AdapterSelector(registry, config.adapters());
         this.layout = config.layout();
         HostPaths host = config.host();

@@ -2,6 +2,9 @@ package io.cnichain.core.config;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.engine.Engine;
+import io.cnichain.core.logcapture.CapturedLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -192,6 +195,7 @@ class ConfigLoaderTest
                 mode + ": key 'kubeconfig.mode': '0999' is not an octal file mode such as 0600");
         Path port = yaml("healthPort: 70000\n");
         assertBad(() -> ConfigLoader.load(Optional.of(port), Map.of(), Map.of()), port + ": key 'healthPort' is 70000, outside 0..65535");
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--health-port", "70000")), "--health-port: 70000 is outside 0..65535");
         Path level = yaml("logLevel: loud\n");
         assertBad(() -> ConfigLoader.load(Optional.of(level), Map.of(), Map.of()), "'loud' is not one of [debug, error, info, trace, warn]");
         assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "rw"), Map.of()),
@@ -226,6 +230,159 @@ class ConfigLoaderTest
         AgentConfig config = ConfigLoader.load(Optional.of(yaml("")), Map.of(), Map.of());
         assertThat(config.paths().confDir()).isEqualTo(ConfigLoader.DEFAULT_CONF_DIR);
         assertThat(config.paths().allowedRoots()).isEqualTo(List.of(Path.of("/etc/cni")));
+    }
+
+    @Test
+    void runFlagsAndTheirYamlKeys()
+            throws IOException
+    {
+        AgentConfig fromFile = ConfigLoader.load(Optional.of(yaml("healthPort: 0\ncleanupOnShutdown: false\nshutdownTimeoutSeconds: 5\n")), Map.of(),
+                Map.of());
+        assertThat(fromFile.run()).isEqualTo(new RunSettings(0, false, java.time.Duration.ofSeconds(5)));
+        AgentConfig fromFlags = ConfigLoader.load(Optional.empty(), Map.of(),
+                Map.of("--health-port", "9000", "--no-cleanup", "true", "--shutdown-timeout", "7"));
+        assertThat(fromFlags.run()).isEqualTo(new RunSettings(9000, false, java.time.Duration.ofSeconds(7)));
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).run())
+                .isEqualTo(new RunSettings(ConfigLoader.DEFAULT_HEALTH_PORT, true, ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT));
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--no-such-flag", "x")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("no setting has the flag --no-such-flag");
+    }
+
+    @Test
+    void kubeconfigNameTheRuntimeWouldLoadIsRefused()
+            throws IOException
+    {
+        for (String extension : List.of(".conf", ".conflist", ".json")) {
+            assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_FILE_NAME", "ZZZ-kubeconfig" + extension), Map.of()),
+                    "environment variable KUBECONFIG_FILE_NAME: 'ZZZ-kubeconfig" + extension + "' ends in " + extension
+                            + ": the container runtime would read the kubeconfig, which holds a service-account token, as a CNI configuration");
+        }
+        Path file = yaml("kubeconfig:\n  fileName: 99-token.conflist\n");
+        assertBad(() -> ConfigLoader.load(Optional.of(file), Map.of(), Map.of()),
+                file + ": key 'kubeconfig.fileName': '99-token.conflist' ends in .conflist: the container runtime would read the kubeconfig");
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_FILE_NAME", "ZZZ.conflist-kubeconfig"), Map.of()).kubeconfig().fileName())
+                .as("only the extensions the runtime loads are refused").isEqualTo("ZZZ.conflist-kubeconfig");
+    }
+
+    @Test
+    void apiServerHostIsAnAddressOrADnsNameAndTheUrlBracketsIpv6()
+    {
+        Map<String, String> urls = new java.util.LinkedHashMap<>();
+        urls.put("10.96.0.1", "https://10.96.0.1:443");
+        urls.put("fd00::1", "https://[fd00::1]:443");
+        urls.put("[fd00::1]", "https://[fd00::1]:443");
+        urls.put("::ffff:10.96.0.1", "https://[::ffff:10.96.0.1]:443");
+        urls.put("2001:db8:0:0:0:0:0:1", "https://[2001:db8:0:0:0:0:0:1]:443");
+        urls.put("kubernetes.default.svc", "https://kubernetes.default.svc:443");
+        urls.put("api-1.Example.com", "https://api-1.Example.com:443");
+        urls.forEach((host, url) -> {
+            ApiServerSettings api = ConfigLoader.load(Optional.empty(), Map.of("KUBERNETES_SERVICE_HOST", host, "KUBERNETES_SERVICE_PORT", "443"), Map.of())
+                    .apiServer();
+            assertThat(io.cnichain.core.install.KubeconfigRenderer.serverUrl(api.protocol(), api.host().orElseThrow(), api.port().orElseThrow()))
+                    .as(host).isEqualTo(url);
+        });
+        Map<String, String> refused = new java.util.LinkedHashMap<>();
+        refused.put("10.0.0.1\n", "'10.0.0.1\\n'");
+        refused.put("10.0.0.1:443", "'10.0.0.1:443'");
+        refused.put("api server", "'api server'");
+        refused.put("10.0.0.256", "'10.0.0.256'");
+        refused.put("010.0.0.1", "'010.0.0.1'");
+        refused.put("[10.0.0.1]", "'[10.0.0.1]'");
+        refused.put("[fd00::1", "'[fd00::1'");
+        refused.put("fd00::1::2", "'fd00::1::2'");
+        refused.put("1:2:3:4:5:6:7:8:9", "'1:2:3:4:5:6:7:8:9'");
+        refused.put("-api.example.com", "'-api.example.com'");
+        refused.put("api..example.com", "'api..example.com'");
+        refused.put("https://api", "'https://api'");
+        refused.forEach((host, shown) -> assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBERNETES_SERVICE_HOST", host), Map.of()),
+                "environment variable KUBERNETES_SERVICE_HOST: " + shown + " is not an IPv4 address, an IPv6 address or a DNS name"));
+        for (String port : List.of("0", "65536", "+443", "443/api", "https")) {
+            assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBERNETES_SERVICE_PORT", port), Map.of()),
+                    "environment variable KUBERNETES_SERVICE_PORT: '" + port + "' is not a port number");
+        }
+    }
+
+    @Test
+    void pluginTypeIsAPlainBinaryName()
+            throws IOException
+    {
+        String rule = " is not a plain binary name (a letter or digit, then letters, digits, '.', '_' or '-')";
+        Path file = yaml("plugin:\n  type: ../../usr/bin/evil\n");
+        assertBad(() -> ConfigLoader.load(Optional.of(file), Map.of(), Map.of()), file + ": key 'plugin.type': '../../usr/bin/evil'" + rule);
+        Path dots = yaml("plugin:\n  type: ..\n");
+        assertBad(() -> ConfigLoader.load(Optional.of(dots), Map.of(), Map.of()), dots + ": key 'plugin.type': '..'" + rule);
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG", "{\"type\":\"/opt/evil\"}"), Map.of()),
+                "environment variable CNI_NETWORK_CONFIG: the chained plugin entry's type '/opt/evil'" + rule);
+        Path entry = Files.writeString(temp.resolve("entry.json"), "{\"type\":\".hidden\"}");
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG_FILE", entry.toString()), Map.of()),
+                entry + ": (CNI_NETWORK_CONFIG_FILE) the chained plugin entry's type '.hidden'" + rule);
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG", "{\"type\":\"Linkerd_cni.v2-1\"}"), Map.of()).plugin().type())
+                .isEqualTo("Linkerd_cni.v2-1");
+    }
+
+    @Test
+    void pluginEntryJsonWithAKeyGivenTwiceIsRefused()
+            throws IOException
+    {
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG", "{\"type\":\"linkerd-cni\",\"type\":\"evil\"}"), Map.of()),
+                "environment variable CNI_NETWORK_CONFIG: the chained plugin entry has the key 'type' twice (line 1, column ");
+        Path entry = Files.writeString(temp.resolve("entry.json"), "{\"type\":\"linkerd-cni\",\n \"linkerd\":{\"proxy-uid\":2102,\"proxy-uid\":0}}");
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG_FILE", entry.toString()), Map.of()),
+                entry + ": (CNI_NETWORK_CONFIG_FILE) the chained plugin entry has the key 'proxy-uid' twice (line 2, column ");
+    }
+
+    @Test
+    void kubeconfigModeWritableByOthersIsRefusedAndReadableByOthersIsAWarning()
+            throws IOException
+    {
+        for (String mode : List.of("0666", "0777", "0602", "602")) {
+            String octal = mode.length() == 3 ? "0" + mode : mode;
+            assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", mode), Map.of()),
+                    "environment variable KUBECONFIG_MODE: " + octal + " lets others write the kubeconfig, which holds a service-account token; "
+                            + "use a mode without write access for others, such as 0600");
+        }
+        CapturedLog.clear();
+        AgentConfig config = ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "0644"), Map.of());
+        assertThat(PosixFilePermissions.toString(config.kubeconfig().mode())).isEqualTo("rw-r--r--");
+        assertThat(configLines()).containsExactly("WARN environment variable KUBECONFIG_MODE: mode 0644 makes the kubeconfig, "
+                + "and the service-account token in it, readable by its group and others");
+
+        Path file = yaml("kubeconfig:\n  mode: \"0640\"\n");
+        CapturedLog.clear();
+        ConfigLoader.load(Optional.of(file), Map.of(), Map.of());
+        assertThat(configLines()).containsExactly("WARN " + file + ": key 'kubeconfig.mode': mode 0640 makes the kubeconfig, "
+                + "and the service-account token in it, readable by its group");
+
+        CapturedLog.clear();
+        ConfigLoader.load(Optional.of(file), Map.of("KUBECONFIG_MODE", "0600"), Map.of());
+        ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "0604"), Map.of("--host-root", "/"));
+        assertThat(configLines()).as("only the mode that applies is judged").containsExactly("WARN environment variable KUBECONFIG_MODE: mode 0604 "
+                + "makes the kubeconfig, and the service-account token in it, readable by others");
+
+        Path unquoted = yaml("kubeconfig:\n  mode: 0644\n");
+        assertBad(() -> ConfigLoader.load(Optional.of(unquoted), Map.of(), Map.of()),
+                unquoted + ": key 'kubeconfig.mode': 420 is a number, not an octal file mode: write the mode in quotes, such as \"0600\"");
+    }
+
+    @Test
+    void adapterChoiceNamesItsSourceSoThatAMissingAdapterDoes()
+            throws IOException
+    {
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).adapters().choice().source()).isEqualTo("default");
+        Path file = yaml("adapter: [nosuch]\n");
+        AgentConfig fromFile = ConfigLoader.load(Optional.of(file), Map.of(), Map.of());
+        assertThat(fromFile.adapters().choice().source()).isEqualTo(file + ": key 'adapter'");
+        AgentConfig fromFlag = ConfigLoader.load(Optional.of(file), Map.of(), Map.of("--adapter", "nosuch"));
+        assertThat(fromFlag.adapters().choice().source()).isEqualTo("--adapter");
+
+        AdapterRegistry registry = AdapterRegistry.fromClassLoader(getClass().getClassLoader());
+        assertBad(() -> new Engine(fromFlag, registry), "--adapter: no adapter named 'nosuch' is installed (installed: ");
+        assertBad(() -> new Engine(fromFile, registry), file + ": key 'adapter': no adapter named 'nosuch' is installed (installed: ");
+    }
+
+    private static List<String> configLines()
+    {
+        return CapturedLog.lines().stream().filter(line -> line.contains("KUBECONFIG_MODE") || line.contains("kubeconfig.mode")).toList();
     }
 
     private Path yaml(String content)

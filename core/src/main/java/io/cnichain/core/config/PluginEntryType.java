@@ -1,0 +1,166 @@
+package io.cnichain.core.config;
+
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.json.CniJson;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.cnichain.core.config.ConfigErrors.quoted;
+
+/**
+ * The chained plugin's entry: in the YAML file the section {@code plugin} ({@code type} and {@code config}); in the
+ * environment, as in Linkerd's {@code linkerd2-cni} chart, the JSON file named by {@value #FILE_VARIABLE} when it
+ * exists, else the JSON text of {@value #JSON_VARIABLE}. Its {@code type} names the plugin's binary, so it must be a
+ * plain binary name; JSON with a key given twice is refused, since readers disagree on which one counts.
+ */
+record PluginEntryType() implements SettingType<PluginEntry>
+{
+    static final String FILE_VARIABLE = "CNI_NETWORK_CONFIG_FILE";
+    static final String JSON_VARIABLE = "CNI_NETWORK_CONFIG";
+
+    private static final Pattern BINARY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+    private static final String BINARY_NAME_RULE = "a letter or digit, then letters, digits, '.', '_' or '-'";
+    private static final Pattern DUPLICATE_KEY = Pattern.compile("Duplicate field '(.*)'");
+    private static final ObjectMapper STRICT = CniJson.mapper().copy().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    /** The JSON text of {@value #JSON_VARIABLE}. */
+    @Override
+    public PluginEntry parse(String text, String source)
+    {
+        return fromJson(text.getBytes(StandardCharsets.UTF_8), JSON_VARIABLE + " environment variable",
+                reason -> ConfigErrors.bad(source, reason));
+    }
+
+    @Override
+    public Optional<SettingValues.Sourced<PluginEntry>> fromEnvironment(List<String> variables, Map<String, String> env)
+    {
+        Optional<String> file = Optional.ofNullable(env.get(FILE_VARIABLE)).filter(v -> !v.isEmpty() && v.indexOf('\0') < 0);
+        Optional<String> json = Optional.ofNullable(env.get(JSON_VARIABLE)).filter(v -> !v.isEmpty());
+        if (file.isPresent() && Files.isRegularFile(Path.of(file.get()))) {
+            // As in Linkerd's installer, an existing file wins over the variable.
+            Path path = Path.of(file.get());
+            byte[] bytes;
+            try {
+                bytes = new BoundedFileReader(YamlDocument.MAX_BYTES).read(path, path);
+            }
+            catch (CniChainException e) {
+                throw new CniChainException(ErrorCode.BAD_CONFIG, path, "(" + FILE_VARIABLE + ") " + e.reason());
+            }
+            PluginEntry entry = fromJson(bytes, FILE_VARIABLE + " " + path,
+                    reason -> new CniChainException(ErrorCode.BAD_CONFIG, path, "(" + FILE_VARIABLE + ") " + reason));
+            return Optional.of(new SettingValues.Sourced<>(entry, "environment variable " + FILE_VARIABLE));
+        }
+        if (json.isPresent()) {
+            String source = "environment variable " + JSON_VARIABLE;
+            return Optional.of(new SettingValues.Sourced<>(parse(json.get(), source), source));
+        }
+        if (file.isPresent()) {
+            throw new CniChainException(ErrorCode.BAD_CONFIG, Path.of(file.get()),
+                    "(" + FILE_VARIABLE + ") does not exist or is not a regular file, and " + JSON_VARIABLE + " is not set");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public PluginEntry fromYaml(YamlValue section)
+    {
+        section.allowOnly(Set.of("type", "config"));
+        YamlValue typeValue = section.at("type");
+        if (typeValue.isNull()) {
+            throw typeValue.error("is required: the chained plugin's type, for example linkerd-cni");
+        }
+        String type = typeValue.scalar();
+        if (!BINARY_NAME.matcher(type).matches()) {
+            throw ConfigErrors.bad(typeValue.source(), quoted(type) + " is not a plain binary name (" + BINARY_NAME_RULE + ")");
+        }
+        Map<String, YamlValue> config = section.child("config").map(YamlValue::entries).orElse(Map.of());
+        if (config.containsKey("type")) {
+            throw section.at("config").error("must not repeat 'type'; set plugin.type instead");
+        }
+        ObjectMapper mapper = CniJson.mapper();
+        ObjectNode entry = mapper.createObjectNode();
+        if (config.containsKey("name")) {
+            entry.set("name", mapper.valueToTree(config.get("name").raw()));
+        }
+        entry.put("type", type);
+        config.forEach((key, value) -> {
+            if (!key.equals("name")) {
+                entry.set(key, mapper.valueToTree(value.raw()));
+            }
+        });
+        return new PluginEntry(entry, "the 'plugin' section of " + section.file());
+    }
+
+    @Override
+    public String format(PluginEntry value)
+    {
+        return CniJson.compact(value.template());
+    }
+
+    @Override
+    public List<String> yamlKeys(String key)
+    {
+        return List.of(key + ".type", key + ".config");
+    }
+
+    private static PluginEntry fromJson(byte[] bytes, String entrySource, Function<String, CniChainException> error)
+    {
+        JsonNode node;
+        try {
+            node = CniJson.parse(bytes);
+        }
+        catch (CniJson.InvalidJsonException e) {
+            throw error.apply("the chained plugin entry " + e.getMessage());
+        }
+        rejectDuplicateKeys(bytes, error);
+        if (!(node instanceof ObjectNode object)) {
+            throw error.apply("the chained plugin entry must be a JSON object");
+        }
+        JsonNode type = object.get("type");
+        if (type == null || !type.isTextual() || type.asText().isBlank()) {
+            throw error.apply("the chained plugin entry has no 'type'");
+        }
+        if (!BINARY_NAME.matcher(type.asText()).matches()) {
+            throw error.apply("the chained plugin entry's type " + quoted(type.asText()) + " is not a plain binary name (" + BINARY_NAME_RULE + ")");
+        }
+        return new PluginEntry(object, entrySource);
+    }
+
+    private static void rejectDuplicateKeys(byte[] bytes, Function<String, CniChainException> error)
+    {
+        try {
+            STRICT.readTree(bytes);
+        }
+        catch (JsonParseException e) {
+            Matcher key = DUPLICATE_KEY.matcher(String.valueOf(e.getOriginalMessage()));
+            String what = key.matches() ? "has the key " + quoted(key.group(1)) + " twice" : "is refused: " + e.getOriginalMessage();
+            throw error.apply("the chained plugin entry " + what + " (line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr() + ")");
+        }
+        catch (JsonProcessingException e) {
+            throw error.apply("the chained plugin entry is refused: " + e.getOriginalMessage());
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.cnichain.core.config;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.json.CniJson;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Every setting of the agent, once: its YAML key, environment variable, flag, type, default and meaning. The
+ * loader reads the YAML file, the environment and the flags from this table, and the README's configuration
+ * reference is rendered from it ({@link #markdownTable()}).
+ */
+public final class Settings
+{
+    public static final Setting<AdapterChoice> ADAPTER = Setting.of("adapter", new AdapterTypes.Choice(), AdapterChoice.auto(),
+            "`auto`, a name, or a list tried in order").commonFlag("--adapter");
+    public static final Setting<Path> HOST_ROOT = Setting.of("hostRoot", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_HOST_ROOT,
+            "where the host's `/` is mounted").env("CONTAINER_MOUNT_PREFIX").commonFlag("--host-root");
+    public static final Setting<Path> CONF_DIR = Setting.of("confDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_CONF_DIR,
+            "host path of the CNI configuration directory").env("DEST_CNI_NET_DIR").commonFlag("--conf-dir");
+    public static final Setting<Path> BIN_DIR = Setting.of("binDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_BIN_DIR,
+            "host path of the CNI binary directory").env("DEST_CNI_BIN_DIR").commonFlag("--bin-dir");
+    public static final Setting<Path> SOURCE_BIN_DIR = Setting.of("sourceBinDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_SOURCE_BIN_DIR,
+            "container path of the binaries to install (every regular file)").env("CONTAINER_CNI_BIN_DIR");
+    public static final Setting<Path> PLUGINS_DIR = Setting.of("pluginsDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_PLUGINS_DIR,
+            "third-party adapter jars; refused unless writable by root only ([`adapters/README.md`](adapters/README.md))").commonFlag("--plugins-dir");
+    public static final Setting<Path> SERVICE_ACCOUNT_DIR = Setting.of("serviceAccountDir", new SettingType.AbsolutePath(),
+            ConfigLoader.DEFAULT_SERVICE_ACCOUNT_DIR, "token and CA for the kubeconfig").commonFlag("--service-account-dir");
+    public static final Setting<List<Path>> ALLOWED_ROOTS = Setting.withoutDefault("allowedRoots", new SettingType.PathList(), "parent of `confDir`",
+            "host directories links may resolve into; others are reported, never written");
+    public static final Setting<Long> MAX_CONFIG_BYTES = Setting.of("maxConfigBytes", new SettingType.WholeNumber(1024, 64L * 1024 * 1024),
+            BoundedFileReader.DEFAULT_LIMIT, "larger files are refused without being read whole");
+    public static final Setting<PluginEntry> PLUGIN = Setting.of("plugin", new PluginEntryType(), linkerdEntry(),
+                    "the chained entry; `__KUBECONFIG_FILEPATH__` becomes the kubeconfig's host path; its `type` must be a plain binary name; "
+                            + "the file named by `" + PluginEntryType.FILE_VARIABLE + "` wins when it exists")
+            .defaultDoc("Linkerd's entry").env(PluginEntryType.FILE_VARIABLE, PluginEntryType.JSON_VARIABLE);
+    public static final Setting<Boolean> KUBECONFIG_ENABLED = Setting.of("kubeconfig.enabled", new SettingType.Bool(), true,
+            "write a kubeconfig for the plugin");
+    public static final Setting<String> KUBECONFIG_FILE_NAME = Setting.of("kubeconfig.fileName", new KubeconfigTypes.FileName(),
+            ConfigLoader.DEFAULT_KUBECONFIG_NAME, "its name in `confDir`; never `.conf`, `.conflist` or `.json`, which the runtime would load")
+            .env("KUBECONFIG_FILE_NAME");
+    public static final Setting<Set<PosixFilePermission>> KUBECONFIG_MODE = Setting.of("kubeconfig.mode", new KubeconfigTypes.Mode(),
+            PosixFilePermissions.fromString("rw-------"), "its mode; write access for others is refused, read access for group or others "
+                    + "is logged as a warning").env("KUBECONFIG_MODE");
+    public static final Setting<Path> KUBECONFIG_CA_FILE = Setting.withoutDefault("kubeconfig.caFile", new SettingType.AbsolutePath(),
+            "`<serviceAccountDir>/ca.crt`", "CA to embed").env("KUBE_CA_FILE");
+    public static final Setting<Boolean> KUBECONFIG_SKIP_TLS_VERIFY = Setting.of("kubeconfig.skipTlsVerify", new SettingType.Bool(), false,
+            "`insecure-skip-tls-verify` instead of a CA").env("SKIP_TLS_VERIFY");
+    public static final Setting<String> API_SERVER_PROTOCOL = Setting.environmentOnly("KUBERNETES_SERVICE_PROTOCOL",
+            new SettingType.OneOf(Set.of("https", "http")), "https", "API server URL scheme, `https` or `http`");
+    public static final Setting<String> API_SERVER_HOST = Setting.environmentOnlyWithoutDefault("KUBERNETES_SERVICE_HOST", new ApiServerHost(),
+            "set by Kubernetes", "API server host: an IPv4 address, an IPv6 address (the URL adds brackets) or a DNS name");
+    public static final Setting<String> API_SERVER_PORT = Setting.environmentOnlyWithoutDefault("KUBERNETES_SERVICE_PORT", new SettingType.PortNumber(),
+            "set by Kubernetes", "API server port");
+    public static final Setting<Map<String, Map<String, String>>> ADAPTER_SETTINGS = Setting.of("adapters", new AdapterTypes.SettingsByAdapter(),
+            Map.of(), "per-adapter settings; unknown keys are errors naming the adapter");
+    public static final Setting<Map<String, String>> ADAPTER_OVERRIDES = Setting.of("adapterOverrides", new AdapterTypes.Overrides(), Map.of(),
+            "who provides an adapter name given twice (plugin vs built-in, or two plugins): `built-in` or a `Plugin-Id`; without it such "
+                    + "a clash is an error (exit 2) naming both");
+    public static final Setting<String> LOG_LEVEL = Setting.of("logLevel", new SettingType.OneOf(Set.of("trace", "debug", "info", "warn", "error")),
+            "info", "`trace`, `debug`, `info`, `warn`, `error`").commonFlag("--log-level");
+    public static final Setting<String> LOG_FORMAT = Setting.of("logFormat", new SettingType.OneOf(Set.of("text", "json")), "text",
+            "`text` or `json`").commonFlag("--log-format");
+    public static final Setting<Long> HEALTH_PORT = Setting.of("healthPort", new SettingType.WholeNumber(0, 65535),
+            (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port");
+    public static final Setting<Boolean> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.Bool(), true,
+            "uninstall when the agent stops").negatingRunFlag("--no-cleanup");
+    public static final Setting<Duration> SHUTDOWN_TIMEOUT = Setting.of("shutdownTimeoutSeconds", new SettingType.Seconds(1, 3600),
+            ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout");
+
+    /** The table, in the reference's order. */
+    public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
+            ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
+            KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
+            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT);
+
+    private Settings() {}
+
+    /** Every key the YAML file may hold, dotted ({@code kubeconfig.mode}, {@code plugin.type}). */
+    public static List<String> yamlKeys()
+    {
+        return ALL.stream().flatMap(setting -> setting.yamlKeys().stream()).toList();
+    }
+
+    /**
+     * @param name a flag, such as {@code --conf-dir}
+     * @return the setting it sets
+     */
+    public static Optional<Setting<?>> forFlag(String name)
+    {
+        return ALL.stream().filter(setting -> setting.flag().filter(flag -> flag.name().equals(name)).isPresent()).findFirst();
+    }
+
+    /** The reference table (Markdown): YAML key, flag, environment, default, meaning; one row per setting. */
+    public static String markdownTable()
+    {
+        StringBuilder table = new StringBuilder("| YAML key | flag | environment | default | meaning |\n|---|---|---|---|---|\n");
+        for (Setting<?> setting : ALL) {
+            String flag = setting.flag().map(f -> code((f.scope() == Setting.FlagScope.RUN ? "run " : "") + f.name())).orElse("");
+            List<String> cells = List.of(codes(setting.documentedKeys()), flag, codes(setting.environment()), setting.defaultDoc(), setting.doc());
+            table.append('|');
+            for (String cell : cells) {
+                table.append(cell.isEmpty() ? " " : " " + cell.replace("|", "\\|") + " ").append('|');
+            }
+            table.append('\n');
+        }
+        return table.toString();
+    }
+
+    private static String codes(List<String> names)
+    {
+        return names.stream().map(Settings::code).collect(Collectors.joining(", "));
+    }
+
+    private static String code(String text)
+    {
+        return "`" + text + "`";
+    }
+
+    private static PluginEntry linkerdEntry()
+    {
+        return new PluginEntry((ObjectNode) CniJson.parse(PluginEntry.LINKERD_DEFAULT.getBytes(StandardCharsets.UTF_8)), "built-in default (Linkerd)");
+    }
+}

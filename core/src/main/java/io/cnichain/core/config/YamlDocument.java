@@ -1,0 +1,114 @@
+package io.cnichain.core.config;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
+import io.cnichain.core.fs.BoundedFileReader;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The YAML configuration file: read strictly (no duplicate keys, few aliases, bounded size), checked against the
+ * keys of the settings table, and looked up by dotted key.
+ */
+final class YamlDocument
+{
+    static final long MAX_BYTES = 1024 * 1024;
+
+    private final YamlValue root;
+
+    private YamlDocument(YamlValue root)
+    {
+        this.root = root;
+    }
+
+    /**
+     * @param file the YAML file
+     * @return its content; an empty file is an empty mapping
+     * @throws CniChainException {@link ErrorCode#BAD_CONFIG} when it cannot be read, is not YAML or not a mapping
+     */
+    static YamlDocument read(Path file)
+    {
+        byte[] bytes;
+        try {
+            bytes = new BoundedFileReader(MAX_BYTES).read(file, file);
+        }
+        catch (CniChainException e) {
+            throw new CniChainException(ErrorCode.BAD_CONFIG, file, e.reason());
+        }
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false);
+        options.setMaxAliasesForCollections(20);
+        Object loaded;
+        try {
+            loaded = new Yaml(new SafeConstructor(options)).load(new String(bytes, StandardCharsets.UTF_8));
+        }
+        catch (YAMLException e) {
+            String message = String.valueOf(e.getMessage());
+            throw new CniChainException(ErrorCode.BAD_CONFIG, file, "is not valid YAML: " + message.lines().findFirst().orElse("")
+                    + (message.contains("line ") ? " (" + lineOf(message) + ")" : ""));
+        }
+        if (loaded == null) {
+            return new YamlDocument(new YamlValue(file, "", Map.of()));
+        }
+        if (!(loaded instanceof Map<?, ?>)) {
+            throw new CniChainException(ErrorCode.BAD_CONFIG, file, "must be a YAML mapping of settings, not a " + ConfigErrors.kind(loaded));
+        }
+        return new YamlDocument(new YamlValue(file, "", loaded));
+    }
+
+    /**
+     * Refuses every key that is neither a setting's key nor a section on the way to one ({@code kubeconfig}).
+     * What lies under a setting's own key is the setting type's to check.
+     *
+     * @param settingKeys the dotted keys of the settings
+     */
+    void rejectUnknownKeys(Collection<String> settingKeys)
+    {
+        rejectUnknownKeys(root, Set.copyOf(settingKeys));
+    }
+
+    private static void rejectUnknownKeys(YamlValue section, Set<String> settingKeys)
+    {
+        String prefix = section.key().isEmpty() ? "" : section.key() + ".";
+        Set<String> known = new LinkedHashSet<>();
+        for (String key : settingKeys) {
+            if (key.startsWith(prefix)) {
+                known.add(key.substring(prefix.length()).split("\\.", 2)[0]);
+            }
+        }
+        section.allowOnly(known);
+        for (YamlValue child : section.entries().values()) {
+            if (!settingKeys.contains(child.key()) && !child.isNull()) {
+                rejectUnknownKeys(child, settingKeys);
+            }
+        }
+    }
+
+    /**
+     * @param dottedKey a setting's key, such as {@code kubeconfig.mode}
+     * @return its value; empty when the key, or a section on the way to it, is missing or has no value
+     */
+    Optional<YamlValue> find(String dottedKey)
+    {
+        Optional<YamlValue> value = Optional.of(root);
+        for (String name : dottedKey.split("\\.")) {
+            value = value.flatMap(section -> section.child(name));
+        }
+        return value;
+    }
+
+    private static String lineOf(String message)
+    {
+        return message.lines().filter(l -> l.contains("line ")).map(String::trim).findFirst().orElse("");
+    }
+}
