@@ -22,8 +22,9 @@ import java.util.Set;
  * moved into that directory, which the core watches already: there is no host directory to add to the watch, and
  * no temp name of aws-node's to ignore in the configuration directory.
  *
- * <p>Only the configuration the runtime loads is patched: when another file sorts before {@code 10-aws.conflist},
- * nothing is patched and a warning says why.
+ * <p>{@code 10-aws.conflist} is named only while the runtime loads it: when another file sorts before it, the adapter
+ * names nothing (the core patches the file the runtime loads in any case) and a warning says that aws-node's file
+ * is not the one in use.
  */
 public final class AwsVpcCniAdapter
         implements CniPlatformAdapter
@@ -98,7 +99,7 @@ public final class AwsVpcCniAdapter
     {
         return shadowedBy(node)
                 .map(other -> List.of("the runtime loads " + other.name() + ", which sorts before " + CONF_FILE
-                        + ": nothing is patched, because an entry in " + CONF_FILE + " would not be used"))
+                        + ": " + CONF_FILE + " is not in use, so it is left alone (the file the runtime loads is patched)"))
                 .orElse(List.of());
     }
 

@@ -58,13 +58,13 @@ class AwsVpcCniAdapterTest
     }
 
     @Test
-    void aFileSortingFirstMeansNothingIsPatchedAndAWarning(TestNode node)
+    void aFileSortingFirstIsNotAwsNodesAndAWarningSaysSo(TestNode node)
     {
         node.write("05-other.conflist", TestNode.CILIUM);
         node.write("10-aws.conflist", AWS);
         assertThat(adapter.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("aws-vpc-cni"))).isEmpty();
         assertThat(adapter.warnings(node.snapshot(), AdapterSettings.empty(adapter.name()))).containsExactly("the runtime loads 05-other.conflist, which sorts before 10-aws.conflist: "
-                + "nothing is patched, because an entry in 10-aws.conflist would not be used");
+                + "10-aws.conflist is not in use, so it is left alone (the file the runtime loads is patched)");
     }
 
     @Test
