@@ -43,4 +43,17 @@ abstract class AgentCommand
     {
         return new Engine(config, registry(config));
     }
+
+    /**
+     * The engine for a one-shot command: a host root that is not there is a configuration error (exit 2), since a pass
+     * on it would find nothing and succeed. The agent instead reports it as not ready and waits.
+     */
+    Engine oneShotEngine(AgentConfig config)
+    {
+        Engine engine = engine(config);
+        engine.hostRootProblem().ifPresent(problem -> {
+            throw CniChainCli.usage(problem);
+        });
+        return engine;
+    }
 }

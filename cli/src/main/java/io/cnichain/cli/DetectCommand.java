@@ -24,7 +24,7 @@ final class DetectCommand
         if (!output.equals("text") && !output.equals("json")) {
             throw CniChainCli.usage("--output: '" + output + "' is not text or json");
         }
-        DetectReport report = engine(loadConfig()).detect();
+        DetectReport report = oneShotEngine(loadConfig()).detect();
         if (output.equals("json")) {
             context().out().print(new String(CniJson.write(DetectJson.render(report)), java.nio.charset.StandardCharsets.UTF_8));
         }

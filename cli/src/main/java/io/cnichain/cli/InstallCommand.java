@@ -18,7 +18,7 @@ final class InstallCommand
     @Override
     public Integer call()
     {
-        InstallReport report = engine(loadConfig()).install();
+        InstallReport report = oneShotEngine(loadConfig()).install();
         for (FileOutcome outcome : report.outcomes()) {
             if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
                 context().err().println("error: " + outcome.detail());

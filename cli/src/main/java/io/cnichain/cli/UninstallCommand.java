@@ -18,7 +18,7 @@ final class UninstallCommand
     @Override
     public Integer call()
     {
-        UninstallReport report = engine(loadConfig()).uninstall();
+        UninstallReport report = oneShotEngine(loadConfig()).uninstall();
         report.failures().forEach(failure -> context().err().println("error: " + failure));
         return report.succeeded() ? 0 : 1;
     }

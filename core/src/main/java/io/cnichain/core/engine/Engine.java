@@ -17,6 +17,10 @@ import io.cnichain.spi.AdapterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -87,6 +91,20 @@ public final class Engine
                 // Any other failure belongs to the node, not the configuration: the passes report it.
             }
         }
+    }
+
+    /**
+     * @return why the host root is unusable, when it does not exist or is not a directory: nothing on the node can be
+     *         seen then, and every command would find nothing and say nothing
+     */
+    public Optional<String> hostRootProblem()
+    {
+        Path root = config.paths().hostRoot();
+        if (Files.isDirectory(root)) {
+            return Optional.empty();
+        }
+        return Optional.of(root + ": the host root (hostRoot, --host-root or CONTAINER_MOUNT_PREFIX) "
+                + (Files.exists(root) ? "is not a directory" : "does not exist") + "; the host's / must be mounted there");
     }
 
     public AgentConfig config()

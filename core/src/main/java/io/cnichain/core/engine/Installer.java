@@ -115,10 +115,15 @@ public final class Installer
 
     /**
      * @return the binaries written (none when they were in place already)
-     * @throws CniChainException when they cannot be installed
+     * @throws CniChainException when they cannot be installed, or when the kubeconfig that must follow them cannot be
+     *                           rendered (nothing is written then)
      */
     public List<Path> installBinaries()
     {
+        // A kubeconfig that cannot be written (a bad token, no CA) stops install before anything is written.
+        if (config.kubeconfig().enabled()) {
+            kubeconfig.render();
+        }
         return binaries.install(config.plugin().shortName());
     }
 
