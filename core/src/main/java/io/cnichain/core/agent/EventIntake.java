@@ -108,8 +108,10 @@ final class EventIntake
             }
         }
         boolean rescan = !invalidated.isEmpty();
-        invalidated.forEach(watches::invalidated);
         Set<Path> appeared = new LinkedHashSet<>();
+        for (WatchKey key : invalidated) {
+            appeared.addAll(watches.invalidated(key));
+        }
         for (DirectoryEvent event : events) {
             if (event.kind() == EventKind.CREATE && watches.isAncestor(event.directory())) {
                 appeared.addAll(watches.retryPending());

@@ -9,6 +9,7 @@ import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Path;
 import java.nio.file.WatchService;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
@@ -115,6 +116,8 @@ final class ReconcileLoop
                 Set<Path> armed = intake.watch(plan.directories());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
+                    // Watch, then look: what changed there between this pass's look and the watch sent no event.
+                    timers.schedule(System.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
                 }
             });
             status.publish(report.notReady());

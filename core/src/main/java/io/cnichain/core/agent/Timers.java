@@ -62,6 +62,8 @@ final class Timers
         BACKOFF_OVER,
         /** Has the file kept our entry long enough to end the fight? */
         STABILITY_CHECK,
+        /** Directories were just armed: look again at what may have changed before their watches were. */
+        NEW_WATCHES,
     }
 
     /**

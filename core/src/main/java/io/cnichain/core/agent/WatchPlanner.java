@@ -9,8 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -77,6 +79,17 @@ final class WatchPlanner
     {
         var config = engine.config();
         return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.apiServer().serviceAccountDir(),
-                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), engine.installer()::binaryNames, targetDirNames);
+                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), this::binaryNames, targetDirNames);
+    }
+
+    /** The binaries install copies, and the plugin's own even when its source is gone (then it cannot come back). */
+    private List<String> binaryNames()
+    {
+        List<String> names = new ArrayList<>(engine.installer().binaryNames());
+        String plugin = engine.config().plugin().type();
+        if (!names.contains(plugin)) {
+            names.add(plugin);
+        }
+        return names;
     }
 }
