@@ -122,6 +122,10 @@ final class ReconcileLoop
             });
             status.publish(report.notReady());
         }
+        catch (ClosedWatchServiceException e) {
+            // stop() closed the service while this pass was arming watches: the loop ends, nothing failed.
+            throw e;
+        }
         catch (RuntimeException e) {
             // One bad pass must not end the loop: say what happened and wait for the next change.
             log.error("Reconcile failed: {}", e.toString(), e);
