@@ -11,6 +11,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +22,9 @@ import java.util.Optional;
 /**
  * A node on disk for tests: a host root in a temp directory with {@code /etc/cni/net.d} and
  * {@code /opt/cni/bin}, an "image" directory holding the chained plugin's binary, and a service account.
- * Everything is real: files, links, modes.
+ * Everything is real: files, links, modes. Besides writing files, it changes them the ways primaries do
+ * ({@link #replaceAtomically}, {@link #rewriteInPlace}, {@link #moveIn}, {@link #relink}), for tests of the agent.
+ * (Longer than 300 lines: it is the kit's one entry point, a few lines per way a node changes.)
  */
 public final class TestNode
 {
@@ -144,18 +148,104 @@ public final class TestNode
     {
         try {
             Files.createDirectories(file.getParent());
-            byte[] bytes;
-            try {
-                bytes = CniJson.write(CniJson.parse(content.getBytes(StandardCharsets.UTF_8)));
-            }
-            catch (RuntimeException notJson) {
-                bytes = content.getBytes(StandardCharsets.UTF_8);
-            }
-            Files.write(file, bytes);
+            Files.write(file, bytes(content));
             return file;
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Replaces a conf-dir file the way Cilium and OCI do: writes a hidden temp file beside it, then renames it over
+     * the file (one event for the name: a creation). JSON is pretty-printed, as by {@link #write}.
+     *
+     * @return the file
+     */
+    public Path replaceAtomically(String name, String content)
+    {
+        return replaceAtomicallyAt(conf(name), content);
+    }
+
+    /** {@link #replaceAtomically(String, String)} for a file anywhere, as the agent sees it. */
+    public Path replaceAtomicallyAt(Path file, String content)
+    {
+        try {
+            Path temp = file.resolveSibling("." + file.getFileName() + ".primary-tmp");
+            Files.write(temp, bytes(content));
+            return Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Rewrites a conf-dir file in place the way Calico does: truncates it, then writes the new content into the
+     * same inode (events: modifications). JSON is pretty-printed, as by {@link #write}; content that is not JSON,
+     * such as the first part of a file, is written as it is.
+     *
+     * @return the file
+     */
+    public Path rewriteInPlace(String name, String content)
+    {
+        return rewriteInPlaceAt(conf(name), content);
+    }
+
+    /** {@link #rewriteInPlace(String, String)} for a file anywhere, as the agent sees it. */
+    public Path rewriteInPlaceAt(Path file, String content)
+    {
+        try {
+            return Files.write(file, bytes(content), StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Moves a file prepared elsewhere on the node into the conf dir in one rename, as the AWS VPC CNI does.
+     *
+     * @param prepared the prepared file, as the agent sees it, on the same filesystem
+     * @param name     its name in the conf dir
+     * @return the file in the conf dir
+     */
+    public Path moveIn(Path prepared, String name)
+    {
+        try {
+            return Files.move(prepared, conf(name), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Points a conf-dir link somewhere else in one rename, as {@code ln -sfn} does: a new link under a temp name,
+     * renamed over the old one (one event for the name: a creation).
+     *
+     * @param target the new target text (relative, or an absolute host path)
+     * @return the link
+     */
+    public Path relink(String name, String target)
+    {
+        Path link = conf(name);
+        try {
+            Path temp = Files.createSymbolicLink(link.resolveSibling("." + name + ".relink-tmp"), Path.of(target));
+            return Files.move(temp, link, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] bytes(String content)
+    {
+        try {
+            return CniJson.write(CniJson.parse(content.getBytes(StandardCharsets.UTF_8)));
+        }
+        catch (RuntimeException notJson) {
+            return content.getBytes(StandardCharsets.UTF_8);
         }
     }
 

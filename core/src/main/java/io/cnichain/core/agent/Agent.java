@@ -28,15 +28,29 @@ public final class Agent
 
     private final Engine engine;
     private final AgentConfig config;
+    private final AgentPolicy policy;
     private final AgentStatus status = new AgentStatus();
     private final AgentMetrics metrics = new AgentMetrics();
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     private volatile ReconcileLoop loop;
 
+    /**
+     * @param engine the engine on this node
+     */
     public Agent(Engine engine)
+    {
+        this(engine, AgentPolicy.defaults());
+    }
+
+    /**
+     * @param engine the engine on this node
+     * @param policy the loop's timings: retries, fights, when a pass counts as stuck
+     */
+    public Agent(Engine engine, AgentPolicy policy)
     {
         this.engine = requireNonNull(engine, "engine is null");
         this.config = engine.config();
+        this.policy = requireNonNull(policy, "policy is null");
     }
 
     /**
@@ -49,12 +63,12 @@ public final class Agent
     {
         Optional<HealthServer> health = Optional.empty();
         if (config.run().healthPort() > 0) {
-            HealthServer server = new HealthServer(config.run().healthPort(), status, metrics);
+            HealthServer server = new HealthServer(config.run().healthPort(), status, metrics, policy.stuckAfter());
             server.start();
             health = Optional.of(server);
         }
         WatchService watchService = FileSystems.getDefault().newWatchService();
-        loop = new ReconcileLoop(engine, watchService, status, metrics, FightTracker.Policy.defaults());
+        loop = new ReconcileLoop(engine, watchService, status, metrics, policy);
         for (String signal : SIGNALS) {
             Signal.handle(new Signal(signal), this::onSignal);
         }

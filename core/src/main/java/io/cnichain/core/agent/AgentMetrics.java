@@ -25,14 +25,14 @@ final class AgentMetrics
     private final AtomicLong latencyCount = new AtomicLong();
     private final AtomicLong latencySumNanos = new AtomicLong();
 
-    void reconcile(String result)
+    void reconcile(ReconcileResult result)
     {
-        reconciles.computeIfAbsent(result, r -> new AtomicLong()).incrementAndGet();
+        reconciles.computeIfAbsent(result.metricLabel(), r -> new AtomicLong()).incrementAndGet();
     }
 
-    void event(String kind)
+    void event(EventKind kind)
     {
-        events.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+        events.computeIfAbsent(kind.metricLabel(), k -> new AtomicLong()).incrementAndGet();
     }
 
     void patchWritten()

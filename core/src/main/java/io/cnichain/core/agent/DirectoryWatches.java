@@ -60,7 +60,7 @@ final class DirectoryWatches
                 log.debug("No longer watching {}", directory);
             }
         }
-        reconcileKeys();
+        newlyArmed.addAll(reconcileKeys());
         return newlyArmed;
     }
 
@@ -84,23 +84,31 @@ final class DirectoryWatches
 
     /**
      * A key is no longer valid: its directory was deleted or moved. Arm it again when it comes back.
+     *
+     * @return the wanted directories armed by this call (a directory already back, or one that appeared meanwhile)
      */
-    void invalidated(WatchKey key)
+    Set<Path> invalidated(WatchKey key)
     {
         Path directory = keys.remove(key);
         if (directory == null) {
-            return;
+            return Set.of();
         }
         armed.remove(directory);
         ancestors.remove(directory);
+        Set<Path> newlyArmed = new LinkedHashSet<>();
         if (wanted.contains(directory)) {
             log.warn("Watched directory {} is gone; watching for it to come back", directory);
-            arm(directory);
+            if (arm(directory)) {
+                newlyArmed.add(directory);
+            }
         }
         for (Path waiting : Set.copyOf(pending)) {
-            arm(waiting);
+            if (arm(waiting)) {
+                newlyArmed.add(waiting);
+            }
         }
-        reconcileKeys();
+        newlyArmed.addAll(reconcileKeys());
+        return newlyArmed;
     }
 
     /**
@@ -116,7 +124,7 @@ final class DirectoryWatches
                 newlyArmed.add(directory);
             }
         }
-        reconcileKeys();
+        newlyArmed.addAll(reconcileKeys());
         return newlyArmed;
     }
 
@@ -155,26 +163,43 @@ final class DirectoryWatches
         return false;
     }
 
-    /** Ancestors of pending directories are watched; others are not kept beyond what is wanted. */
-    private void reconcileKeys()
+    /**
+     * Ancestors of pending directories are watched; others are not kept beyond what is wanted. Watch first, then
+     * look: a pending directory created before its ancestor's watch was armed sends no event, so it is armed here.
+     *
+     * @return the pending directories armed that way
+     */
+    private Set<Path> reconcileKeys()
     {
+        Set<Path> armedLate = new LinkedHashSet<>();
         Set<Path> neededAncestors = new HashSet<>();
-        for (Path directory : pending) {
-            Path ancestor = directory.getParent();
-            while (ancestor != null && !Files.isDirectory(ancestor)) {
-                ancestor = ancestor.getParent();
-            }
-            if (ancestor != null) {
-                neededAncestors.add(ancestor);
-            }
-        }
-        for (Path ancestor : neededAncestors) {
-            if (!armed.containsKey(ancestor)) {
-                try {
-                    register(ancestor);
+        boolean changed = true;
+        while (changed) {
+            neededAncestors.clear();
+            for (Path directory : pending) {
+                Path ancestor = directory.getParent();
+                while (ancestor != null && !Files.isDirectory(ancestor)) {
+                    ancestor = ancestor.getParent();
                 }
-                catch (IOException e) {
-                    log.warn("Cannot watch {} for {} to appear: {}", ancestor, pending, e.getMessage());
+                if (ancestor != null) {
+                    neededAncestors.add(ancestor);
+                }
+            }
+            for (Path ancestor : neededAncestors) {
+                if (!armed.containsKey(ancestor)) {
+                    try {
+                        register(ancestor);
+                    }
+                    catch (IOException e) {
+                        log.warn("Cannot watch {} for {} to appear: {}", ancestor, pending, e.getMessage());
+                    }
+                }
+            }
+            changed = false;
+            for (Path directory : Set.copyOf(pending)) {
+                if (Files.isDirectory(directory) && arm(directory)) {
+                    armedLate.add(directory);
+                    changed = true;
                 }
             }
         }
@@ -187,6 +212,7 @@ final class DirectoryWatches
                 key.cancel();
             }
         }
+        return armedLate;
     }
 
     private void register(Path directory)

@@ -13,22 +13,22 @@ import static java.util.Objects.requireNonNull;
 /**
  * Tells a fight from a primary that rewrites its file. A fight is another writer undoing our write almost at
  * once, again and again (Cilium's exclusive mode does that). A revert counts as quick when it comes within
- * {@link Policy#quickRevert()} of our write; past {@link Policy#threshold()} quick reverts within
- * {@link Policy#window()} the file is backed off exponentially (capped): every further quick revert doubles
- * the wait. It is released once it has kept our entry for {@link Policy#stable()}. A primary rewriting its file every second, or every minute, never gets
- * near the threshold: it is re-patched every time at full speed.
+ * {@link FightPolicy#quickRevert()} of our write; past {@link FightPolicy#threshold()} quick reverts within
+ * {@link FightPolicy#window()} the file is backed off exponentially (capped): every further quick revert doubles
+ * the wait. It is released once it has kept our entry for {@link FightPolicy#stable()}. A primary rewriting its
+ * file every second, or every minute, never gets near the threshold: it is re-patched every time at full speed.
  */
 final class FightTracker
 {
-    private final Policy policy;
+    private final FightPolicy policy;
     private final Map<Path, State> states = new HashMap<>();
 
-    FightTracker(Policy policy)
+    FightTracker(FightPolicy policy)
     {
         this.policy = requireNonNull(policy, "policy is null");
     }
 
-    Policy policy()
+    FightPolicy policy()
     {
         return policy;
     }
@@ -36,16 +36,20 @@ final class FightTracker
     /**
      * We are about to re-patch a file that someone changed: was it undone right after our last write?
      *
+     * @param lastWriteNanos when we last wrote the file ({@link System#nanoTime()})
+     * @param revertNanos    when the change undoing it was seen (not when we got round to it: a file held back
+     *                       by a back-off is re-patched later, and its revert must still count as quick)
+     * @param nowNanos       now, when we write it again: a back-off runs from here
      * @return the back-off step entered, when this revert starts or extends a fight
      */
-    Optional<Step> onRevert(Path file, long lastWriteNanos, long nowNanos)
+    Optional<Step> onRevert(Path file, long lastWriteNanos, long revertNanos, long nowNanos)
     {
-        if (nowNanos - lastWriteNanos > policy.quickRevert().toNanos()) {
+        if (revertNanos - lastWriteNanos > policy.quickRevert().toNanos()) {
             return Optional.empty();
         }
         State state = states.computeIfAbsent(file, f -> new State());
-        state.reverts.addLast(nowNanos);
-        while (!state.reverts.isEmpty() && nowNanos - state.reverts.peekFirst() > policy.window().toNanos()) {
+        state.reverts.addLast(revertNanos);
+        while (!state.reverts.isEmpty() && revertNanos - state.reverts.peekFirst() > policy.window().toNanos()) {
             state.reverts.removeFirst();
         }
         // The threshold decides when a fight starts; once in one, every quick revert takes the next step.
@@ -89,7 +93,7 @@ final class FightTracker
     }
 
     /**
-     * The file kept our entry since our last write: release it once that has lasted {@link Policy#stable()}.
+     * The file kept our entry since our last write: release it once that has lasted {@link FightPolicy#stable()}.
      *
      * @return whether a fight over the file just ended
      */
@@ -123,20 +127,4 @@ final class FightTracker
      * @param backoff how long writes to it now wait
      */
     record Step(Path file, int reverts, Duration backoff) {}
-
-    /**
-     * @param quickRevert    a change this soon after our write undoes it on purpose
-     * @param threshold      quick reverts within the window that make a fight
-     * @param window         the window
-     * @param initialBackoff the first back-off
-     * @param maxBackoff     the longest back-off
-     * @param stable         how long the file must keep our entry for the fight to end
-     */
-    record Policy(Duration quickRevert, int threshold, Duration window, Duration initialBackoff, Duration maxBackoff, Duration stable)
-    {
-        static Policy defaults()
-        {
-            return new Policy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10));
-        }
-    }
 }

@@ -21,18 +21,22 @@ import static java.util.Objects.requireNonNull;
 final class HealthServer
 {
     private static final Logger log = LoggerFactory.getLogger(HealthServer.class);
-    private static final long STUCK_AFTER = Duration.ofSeconds(30).toNanos();
 
     private final HttpServer server;
 
-    HealthServer(int port, AgentStatus status, AgentMetrics metrics)
+    /**
+     * @param port       the port (0: any free one, see {@link #port()})
+     * @param stuckAfter how long one pass may take before {@code /healthz} reports the loop stuck
+     */
+    HealthServer(int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
             throws IOException
     {
         requireNonNull(status, "status is null");
         requireNonNull(metrics, "metrics is null");
+        requireNonNull(stuckAfter, "stuckAfter is null");
         server = HttpServer.create(new InetSocketAddress(port), 16);
         server.createContext("/healthz", exchange -> {
-            String problem = status.unhealthy(STUCK_AFTER);
+            String problem = status.unhealthy(stuckAfter);
             respond(exchange, problem == null ? 200 : 503, problem == null ? "ok\n" : problem + "\n", "text/plain");
         });
         server.createContext("/readyz", exchange -> {
@@ -46,7 +50,12 @@ final class HealthServer
     void start()
     {
         server.start();
-        log.info("Health endpoints on port {}: /healthz /readyz /metrics", server.getAddress().getPort());
+        log.info("Health endpoints on port {}: /healthz /readyz /metrics", port());
+    }
+
+    int port()
+    {
+        return server.getAddress().getPort();
     }
 
     void stop()

@@ -3,32 +3,17 @@ package io.cnichain.distribution.agent;
 import io.cnichain.core.json.CniJson;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** File operations the way primaries do them, and checks on what the agent made of them. */
+/** Checks on what the agent made of a file. */
 final class Files2
 {
     private Files2() {}
-
-    /** Writes next to the file, then renames onto it (Cilium, OCI). */
-    static void replaceAtomically(Path file, String content)
-    {
-        try {
-            Path temp = file.resolveSibling("." + file.getFileName() + ".primary-tmp");
-            Files.writeString(temp, content);
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     static String read(Path file)
     {
@@ -66,20 +51,14 @@ final class Files2
                 () -> file + " was not patched; it holds " + read(file) + "\nagent log:\n" + agent.log());
     }
 
-    static void run(String... command)
+    /** A scenario's own pace (another writer polling a file), never a wait for the agent. */
+    static void pause(long millis)
     {
         try {
-            Process process = new ProcessBuilder(command).inheritIO().start();
-            if (process.waitFor() != 0) {
-                throw new AssertionError(String.join(" ", command) + " failed");
-            }
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
+            Thread.sleep(millis);
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

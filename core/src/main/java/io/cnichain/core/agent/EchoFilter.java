@@ -1,0 +1,91 @@
+package io.cnichain.core.agent;
+
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Says, for every configuration file a wake-up reported, what it is: our own write coming back (ignored), a link
+ * someone created or re-pointed, a file someone changed, or a file that is gone; one log line each. A real change
+ * restarts the file's retries and, for a file we wrote, marks when our write was undone.
+ */
+final class EchoFilter
+{
+    private static final Logger log = LoggerFactory.getLogger(EchoFilter.class);
+
+    private final HostPaths host;
+    private final WriteLedger ledger;
+    private final RetrySchedule retries;
+
+    EchoFilter(HostPaths host, WriteLedger ledger, RetrySchedule retries)
+    {
+        this.host = requireNonNull(host, "host is null");
+        this.ledger = requireNonNull(ledger, "ledger is null");
+        this.retries = requireNonNull(retries, "retries is null");
+    }
+
+    /**
+     * @param files     the changed files (host paths) with their first event
+     * @param snapshot  the node now
+     * @param seenNanos when the events were taken
+     * @return whether any of them is a real change
+     */
+    boolean anyRealChange(Map<Path, EventKind> files, NodeSnapshot snapshot, long seenNanos)
+    {
+        boolean real = false;
+        for (Map.Entry<Path, EventKind> file : files.entrySet()) {
+            real |= isRealChange(file.getKey(), file.getValue(), snapshot.inspect(file.getKey()), seenNanos);
+        }
+        return real;
+    }
+
+    private boolean isRealChange(Path path, EventKind kind, ConfigEntry entry, long seenNanos)
+    {
+        Optional<Path> resolved = entry.resolvedFile();
+        if (entry.isSymlink()) {
+            // We never write links: this is someone else's doing, even when it leads to a file we wrote.
+            if (resolved.isEmpty()) {
+                log.info("Link {} {}; it does not resolve: {}", path, linkVerb(kind), entry.problem().orElse(""));
+                return true;
+            }
+            log.info("Link {} {}; it resolves to {}", path, linkVerb(kind), resolved.get());
+            retries.reset(resolved.get());
+            log.info("New/changed file [{}] detected; re-installing", path);
+            return true;
+        }
+        if (resolved.isPresent()) {
+            if (ledger.isEcho(entry)) {
+                log.info("Ignoring event: {} {}; written by us", kind, path);
+                return false;
+            }
+            retries.reset(resolved.get());
+            ledger.overwrittenAt(resolved.get(), seenNanos);
+            if (!resolved.get().equals(path)) {
+                log.info("File {} resolves to {}", path, resolved.get());
+            }
+            log.info("New/changed file [{}] detected; re-installing", path);
+        }
+        else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
+            log.info("Detected event: {} {}; the file is gone", kind, path);
+        }
+        else {
+            log.info("Detected event: {} {}: {}", kind, path, entry.problem().orElse(""));
+        }
+        return true;
+    }
+
+    private static String linkVerb(EventKind kind)
+    {
+        return kind == EventKind.CREATE ? "created" : "changed";
+    }
+}

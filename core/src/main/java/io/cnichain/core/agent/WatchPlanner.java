@@ -1,0 +1,95 @@
+package io.cnichain.core.agent;
+
+import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.engine.Engine;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Decides what to watch: always the configuration directory, the service-account directory and the bin directory;
+ * then, from the adapter's decision, the directory of every file we patch and of every link on the way to it
+ * (re-pointing a link, or replacing a file in another directory, says nothing in the configuration directory), and
+ * the adapter's own {@code watchDirectories}.
+ */
+final class WatchPlanner
+{
+    private static final Logger log = LoggerFactory.getLogger(WatchPlanner.class);
+
+    private final Engine engine;
+    private final HostPaths host;
+
+    WatchPlanner(Engine engine)
+    {
+        this.engine = requireNonNull(engine, "engine is null");
+        this.host = engine.host();
+    }
+
+    /** @return the plan before any decision: the three fixed directories */
+    WatchPlan initial()
+    {
+        return plan(Map.of());
+    }
+
+    /**
+     * @param selection the adapter's decision of the last pass
+     * @param snapshot  the node after that pass
+     * @return the plan that follows from it
+     */
+    WatchPlan plan(Selection selection, NodeSnapshot snapshot)
+    {
+        Map<Path, Set<String>> names = new LinkedHashMap<>();
+        for (ConfigTarget target : selection.targets()) {
+            add(names, target.resolvedFile());
+            for (Path link : snapshot.inspect(target.path()).linkChain()) {
+                add(names, link);
+            }
+        }
+        try {
+            for (Path extra : selection.chosen().adapter().watchDirectories(snapshot, selection.settings())) {
+                names.computeIfAbsent(host.toContainer(extra), d -> new HashSet<>());
+            }
+        }
+        catch (RuntimeException e) {
+            log.warn("adapter {} failed to name its directories: {}", selection.chosen().name(), e.getMessage());
+        }
+        names.remove(host.toContainer(engine.config().paths().confDir()));
+        return plan(names);
+    }
+
+    private void add(Map<Path, Set<String>> names, Path hostFile)
+    {
+        Path file = host.toContainer(hostFile);
+        names.computeIfAbsent(file.getParent(), d -> new HashSet<>()).add(file.getFileName().toString());
+    }
+
+    private WatchPlan plan(Map<Path, Set<String>> targetDirNames)
+    {
+        var config = engine.config();
+        return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.apiServer().serviceAccountDir(),
+                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), this::binaryNames, targetDirNames);
+    }
+
+    /** The binaries install copies, and the plugin's own even when its source is gone (then it cannot come back). */
+    private List<String> binaryNames()
+    {
+        List<String> names = new ArrayList<>(engine.installer().binaryNames());
+        String plugin = engine.config().plugin().type();
+        if (!names.contains(plugin)) {
+            names.add(plugin);
+        }
+        return names;
+    }
+}
