@@ -23,13 +23,21 @@ final class EchoFilter
 {
     private static final Logger log = LoggerFactory.getLogger(EchoFilter.class);
 
+    /** Changes to other files are summed up at most this often at INFO; each is at DEBUG. */
+    static final long SUMMARY_NANOS = 1_000_000_000L;
+
     private final HostPaths host;
+    private final Path confDir;
     private final WriteLedger ledger;
     private final RetrySchedule retries;
+    private int quietChanges;
+    private String quietExample;
+    private long lastSummaryNanos;
 
-    EchoFilter(HostPaths host, WriteLedger ledger, RetrySchedule retries)
+    EchoFilter(HostPaths host, Path confDir, WriteLedger ledger, RetrySchedule retries)
     {
         this.host = requireNonNull(host, "host is null");
+        this.confDir = requireNonNull(confDir, "confDir is null");
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.retries = requireNonNull(retries, "retries is null");
     }
@@ -44,9 +52,37 @@ final class EchoFilter
     {
         boolean real = false;
         for (Map.Entry<Path, EventKind> file : files.entrySet()) {
-            real |= isRealChange(file.getKey(), file.getValue(), snapshot.inspect(file.getKey()), seenNanos);
+            ConfigEntry entry = snapshot.inspect(file.getKey());
+            if (isOtherFile(file.getKey(), entry)) {
+                // Not a name the runtime loads, and nothing we wrote: an adapter may still claim it (a
+                // .conflist-current before its link exists), so it is looked at, but a storm of them is not logged line by line.
+                log.debug("Detected event: {} {}; not a configuration the runtime loads", file.getValue(), file.getKey());
+                quietChanges++;
+                quietExample = quietExample == null ? file.getKey().getFileName().toString() : quietExample;
+                real = true;
+                continue;
+            }
+            real |= isRealChange(file.getKey(), file.getValue(), entry, seenNanos);
         }
+        summarize(seenNanos);
         return real;
+    }
+
+    private boolean isOtherFile(Path path, ConfigEntry entry)
+    {
+        return confDir.equals(path.getParent()) && !entry.runtimeLoadable() && !entry.isSymlink()
+                && entry.resolvedFile().flatMap(ledger::last).isEmpty();
+    }
+
+    private void summarize(long nowNanos)
+    {
+        if (quietChanges > 0 && nowNanos - lastSummaryNanos >= SUMMARY_NANOS) {
+            log.info("{} change(s) to files in {} that the runtime does not load as configurations (for example {}); details at debug level",
+                    quietChanges, confDir, quietExample);
+            quietChanges = 0;
+            quietExample = null;
+            lastSummaryNanos = nowNanos;
+        }
     }
 
     private boolean isRealChange(Path path, EventKind kind, ConfigEntry entry, long seenNanos)

@@ -51,7 +51,7 @@ final class ReconcileLoop
         WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()));
         RetrySchedule retries = new RetrySchedule(policy.retryDelays());
         TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, timers, metrics);
-        this.pass = new ReconcilePass(engine, new EchoFilter(engine.host(), ledger, retries), patcher);
+        this.pass = new ReconcilePass(engine, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
     }
 
     /**

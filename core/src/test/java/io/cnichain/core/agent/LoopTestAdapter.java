@@ -29,6 +29,7 @@ final class LoopTestAdapter
     static final String FIGHT_HINT = "turn off the test primary's exclusive mode";
 
     private final Set<Path> extraDirectories;
+    private final Optional<String> onlyFile;
     private final AtomicReference<CountDownLatch> gate = new AtomicReference<>();
 
     LoopTestAdapter()
@@ -41,7 +42,19 @@ final class LoopTestAdapter
      */
     LoopTestAdapter(Set<Path> extraDirectories)
     {
+        this(extraDirectories, Optional.empty());
+    }
+
+    private LoopTestAdapter(Set<Path> extraDirectories, Optional<String> onlyFile)
+    {
         this.extraDirectories = Set.copyOf(extraDirectories);
+        this.onlyFile = onlyFile;
+    }
+
+    /** An adapter that names one file of the conf dir, whatever the runtime loads: the core must patch that too. */
+    static LoopTestAdapter naming(String fileName)
+    {
+        return new LoopTestAdapter(Set.of(), Optional.of(fileName));
     }
 
     /** Every decision from now on waits (up to 3 s) until the returned latch is counted down. */
@@ -75,6 +88,9 @@ final class LoopTestAdapter
             catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (onlyFile.isPresent()) {
+            return node.entry(onlyFile.get()).map(entry -> List.of(ConfigTarget.of(entry, "the test adapter's own file"))).orElse(List.of());
         }
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isPresent()) {

@@ -119,6 +119,35 @@ class AgentLifecycleTest
     }
 
     @Test
+    void aHostRootThatIsNotThereKeepsTheAgentNotReadyNamingIt(TestNode node)
+            throws Exception
+    {
+        Files.move(node.hostRoot(), node.root().resolve("elsewhere"));
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("the host root"), agent::log);
+            AgentProcess.Response ready = agent.get("/readyz");
+            assertThat(ready.status()).isEqualTo(503);
+            assertThat(ready.body()).contains(node.hostRoot() + ": the host root (hostRoot, --host-root or CONTAINER_MOUNT_PREFIX) does not exist");
+            assertThat(agent.get("/metrics").body()).contains("cnichain_ready 0");
+        }
+    }
+
+    @Test
+    void theRuntimesFileOutOfTheAllowedRootsIsNotReadyWithTheReason(TestNode node)
+    {
+        node.writeAt(node.host("/etc/passwd"), TestNode.CALICO);
+        node.link("04-out.conflist", "/etc/passwd");
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("which cannot be patched"), agent::log);
+            assertThat(agent.get("/readyz").status()).isEqualTo(503);
+            assertThat(agent.get("/readyz").body()).contains("the runtime loads /etc/cni/net.d/04-out.conflist, which cannot be patched");
+            assertThat(agent.log()).doesNotContain("disabled").doesNotContain("NoSuchElementException");
+            assertThat(node.readAt(node.host("/etc/passwd"))).doesNotContain("linkerd-cni");
+        }
+    }
+
+    @Test
     void badConfigurationExitsTwoBeforeWatchingAnything(TestNode node)
             throws Exception
     {
