@@ -30,6 +30,9 @@ class AgentLifecycleTest
         node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
         node.write("20-calico.conflist", TestNode.CALICO);
         node.write("15-broken.conflist", "{\"name\": \"half\", \"plugins\": [");
+        // A foreign file too large for us to read whole, which does not mention our plugin: no reason to keep anything.
+        Files.write(node.conf("40-large.conflist"), ("{\"name\":\"large\",\"plugins\":[{\"type\":\"bridge\"}]}" + " ".repeat(2 << 20))
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
         String before = Files2.read(real);
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, real);
@@ -41,6 +44,7 @@ class AgentLifecycleTest
                     .contains("Removing linkerd-cni config from /etc/cni/net.d/10-oci.conflist")
                     .contains("Removing linkerd-cni config from /etc/cni/net.d/30-extra.conflist")
                     .contains("Skipping /etc/cni/net.d/15-broken.conflist")
+                    .contains("40-large.conflist").contains("it does not mention linkerd-cni, so nothing of ours runs from it")
                     .contains("Removing linkerd-cni kubeconfig: /etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig")
                     .contains("Removing linkerd-cni binary: /opt/cni/bin/linkerd-cni")
                     .contains("Exiting.");
