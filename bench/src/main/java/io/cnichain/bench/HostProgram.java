@@ -1,0 +1,154 @@
+package io.cnichain.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A program run directly on this machine: the agent through {@code bin/cni-chain run} (the default log level, a
+ * health port of its own), or the floor with the JVM options the launcher passes (taken from the launcher itself, so
+ * the two never drift apart).
+ */
+final class HostProgram
+        implements Program
+{
+    private final String name;
+    private final List<String> command;
+    private final boolean agent;
+    private final Path javaHome;
+
+    private HostProgram(String name, List<String> command, boolean agent, Path javaHome)
+    {
+        this.name = name;
+        this.command = List.copyOf(command);
+        this.agent = agent;
+        this.javaHome = javaHome;
+    }
+
+    static HostProgram agent(Path dist, Path javaHome)
+    {
+        return new HostProgram("cni-chain", List.of(dist.resolve("bin/cni-chain").toString(), "run"), true, javaHome);
+    }
+
+    static HostProgram floor(Path dist, Path javaHome, Path benchJar)
+            throws IOException, InterruptedException
+    {
+        List<String> command = new ArrayList<>();
+        command.add(javaHome.resolve("bin/java").toString());
+        command.addAll(launcherOptions(dist, javaHome));
+        command.addAll(List.of("-cp", benchJar.toString(), Floor.class.getName()));
+        return new HostProgram("floor", command, false, javaHome);
+    }
+
+    /**
+     * The JVM options the launcher passes, found by running it with a stand-in {@code java} that prints its
+     * arguments; options naming the distribution (its home, its class-data archive) are the agent's own and left out.
+     */
+    static List<String> launcherOptions(Path dist, Path javaHome)
+            throws IOException, InterruptedException
+    {
+        Path fake = Files.createTempDirectory("cni-chain-bench-java-");
+        try {
+            Path java = Files.createDirectories(fake.resolve("bin")).resolve("java");
+            Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+            java.toFile().setExecutable(true);
+            ProcessBuilder builder = new ProcessBuilder(dist.resolve("bin/cni-chain").toString(), "run").redirectErrorStream(true);
+            builder.environment().put("JAVA_HOME", fake.toString());
+            builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
+            Process process = builder.start();
+            String out;
+            try (InputStream in = process.getInputStream()) {
+                out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            process.waitFor();
+            List<String> options = new ArrayList<>();
+            String home = dist.toRealPath().toString();
+            for (String arg : out.lines().toList()) {
+                if (arg.equals("-cp") || arg.equals("-jar")) {
+                    break;
+                }
+                if (!arg.contains(home) && !arg.contains(dist.toString())) {
+                    options.add(arg);
+                }
+            }
+            return options;
+        }
+        finally {
+            Files.walk(fake).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Override
+    public String name()
+    {
+        return name;
+    }
+
+    @Override
+    public String description()
+    {
+        return String.join(" ", command) + (agent ? " --host-root NODE --service-account-dir SA --health-port PORT" : " CONF_DIR")
+                + " (JAVA_HOME=" + javaHome + ")";
+    }
+
+    @Override
+    public Running start(Node node, Path log)
+            throws IOException
+    {
+        List<String> args = new ArrayList<>(command);
+        if (agent) {
+            args.addAll(List.of("--host-root", node.host.toString(), "--service-account-dir", node.serviceAccount.toString(),
+                    "--health-port", String.valueOf(freePort())));
+        }
+        else {
+            args.add(node.conf.toString());
+        }
+        ProcessBuilder builder = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
+        builder.environment().putAll(Map.of("JAVA_HOME", javaHome.toString(), "CONTAINER_CNI_BIN_DIR", node.image.toString(),
+                "KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443"));
+        Process process = builder.start();
+        return new Running()
+        {
+            @Override
+            public long pid()
+            {
+                return process.pid();
+            }
+
+            @Override
+            public Path log()
+            {
+                return log;
+            }
+
+            @Override
+            public int stop()
+                    throws InterruptedException
+            {
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor();
+                    return -1;
+                }
+                return process.exitValue();
+            }
+        };
+    }
+
+    static int freePort()
+            throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

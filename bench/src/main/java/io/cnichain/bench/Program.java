@@ -1,0 +1,47 @@
+package io.cnichain.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** A program measured: the agent (through its launcher, or its image under podman) or the floor. */
+interface Program
+{
+    /** A short name for the tables ("cni-chain", "floor"). */
+    String name();
+
+    /** How it is run, for the report: the command line or the image. */
+    String description();
+
+    /**
+     * Starts it on a node; returns as soon as the process exists (the caller waits for the patched file).
+     *
+     * @param node the node
+     * @param log  where its output goes
+     */
+    Running start(Node node, Path log)
+            throws IOException;
+
+    /** A started program. */
+    interface Running
+    {
+        /** The process on this host that does the work (the JVM), for /proc. */
+        long pid()
+                throws IOException;
+
+        Path log();
+
+        /** Stops it as its supervisor would (SIGTERM) and waits; returns its exit code. */
+        int stop()
+                throws IOException, InterruptedException;
+
+        /** The lines it has written so far. */
+        default long logLines()
+                throws IOException
+        {
+            try (var lines = Files.lines(log())) {
+                return lines.count();
+            }
+        }
+    }
+}

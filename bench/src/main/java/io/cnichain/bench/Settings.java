@@ -1,0 +1,78 @@
+package io.cnichain.bench;
+
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * What to run and how much.
+ *
+ * @param dist         the built distribution directory (bin/cni-chain)
+ * @param javaHome     the runtime for the agent and the floor
+ * @param image        the image tar to run under podman instead of the launcher, when given
+ * @param runs         how many times every measurement is taken; figures are medians over runs
+ * @param starts       start-ups per program per run
+ * @param trials       reaction trials per program per run (at least 100, for a p99 that is not the largest)
+ * @param idleSeconds  how long both programs idle
+ * @param stormFiles   hidden temp files of the storm
+ * @param scaleEntries entries of the large conf dir
+ * @param scaleTrials  reaction trials on each scale node
+ * @param results      the result file (JSON)
+ */
+record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
+                int scaleEntries, int scaleTrials, Path results)
+{
+    static final String USAGE = """
+            usage: java -jar bench/target/cni-chain-bench.jar [options]
+              --dist DIR        the distribution (default distribution/target/cni-chain)
+              --java DIR        JAVA_HOME for the agent and the floor (default: the one running this)
+              --image TAR       run the image (podman load -i TAR) instead of bin/cni-chain; needs root and podman
+              --runs N          whole runs; every figure is the median over runs (default 3)
+              --starts N        start-ups per program per run (default 10)
+              --trials N        reaction trials per program per run (default 100)
+              --idle SECONDS    idle time (default 60)
+              --storm N         hidden files of the storm (default 10000)
+              --scale N         entries of the large conf dir (default 5000)
+              --scale-trials N  reaction trials per scale node (default 50)
+              --quick           1 run, 3 starts, 20 trials, 10 s idle, 10 scale trials: to try the benchmark, not for figures
+              --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
+            """;
+
+    static Settings parse(String[] args)
+    {
+        Path dist = Path.of("distribution/target/cni-chain");
+        Path javaHome = Path.of(System.getProperty("java.home"));
+        Optional<Path> image = Optional.empty();
+        int runs = 3, starts = 10, trials = 100, idle = 60, storm = 10_000, scale = 5000, scaleTrials = 50;
+        Path out = null;
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--dist" -> dist = Path.of(value);
+                case "--java" -> javaHome = Path.of(value);
+                case "--image" -> image = Optional.of(Path.of(value));
+                case "--runs" -> runs = Integer.parseInt(value);
+                case "--starts" -> starts = Integer.parseInt(value);
+                case "--trials" -> trials = Integer.parseInt(value);
+                case "--idle" -> idle = Integer.parseInt(value);
+                case "--storm" -> storm = Integer.parseInt(value);
+                case "--scale" -> scale = Integer.parseInt(value);
+                case "--scale-trials" -> scaleTrials = Integer.parseInt(value);
+                case "--out" -> out = Path.of(value);
+                case "--quick" -> {
+                    runs = 1;
+                    starts = 3;
+                    trials = 20;
+                    idle = 10;
+                    scaleTrials = 10;
+                    i--;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
+            }
+            i++;
+        }
+        if (out == null) {
+            out = Path.of("bench/results", java.time.LocalDate.now() + "-jdk" + JavaRuntime.feature(javaHome) + (image.isPresent() ? "-image" : "") + ".json");
+        }
+        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out);
+    }
+}
