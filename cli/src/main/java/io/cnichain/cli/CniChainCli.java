@@ -78,6 +78,16 @@ public final class CniChainCli
      */
     public static int execute(String[] args, CliContext context)
     {
+        Optional<RunCommand> run = RunFastPath.parse(args, context);
+        if (run.isPresent()) {
+            try {
+                Integer code = run.get().call();
+                return code == null ? 0 : code;
+            }
+            catch (Exception e) {
+                return failure(e, run.get().options.stacktrace, context);
+            }
+        }
         CommandLine commandLine = commandLine(context);
         return commandLine.execute(args);
     }
@@ -92,23 +102,29 @@ public final class CniChainCli
                     .flatMap(p -> p.matchedOptions().stream())
                     .anyMatch(o -> o.longestName().equals("--stacktrace"))
                     || parseResult.matchedOptions().stream().anyMatch(o -> o.longestName().equals("--stacktrace"));
-            if (exception instanceof CniChainException e) {
-                context.err().println("error: " + e.getMessage());
-                if (stacktrace) {
-                    e.printStackTrace(context.err());
-                }
-                return e.code().exitCode();
-            }
-            context.err().println("error: " + exception);
-            if (stacktrace) {
-                exception.printStackTrace(context.err());
-            }
-            else {
-                context.err().println("(run again with --stacktrace for details)");
-            }
-            return 1;
+            return failure(exception, stacktrace, context);
         });
         return commandLine;
+    }
+
+    /** A command that threw: one line (and the trace with --stacktrace); the exit code. */
+    static int failure(Exception exception, boolean stacktrace, CliContext context)
+    {
+        if (exception instanceof CniChainException e) {
+            context.err().println("error: " + e.getMessage());
+            if (stacktrace) {
+                e.printStackTrace(context.err());
+            }
+            return e.code().exitCode();
+        }
+        context.err().println("error: " + exception);
+        if (stacktrace) {
+            exception.printStackTrace(context.err());
+        }
+        else {
+            context.err().println("(run again with --stacktrace for details)");
+        }
+        return 1;
     }
 
     /** The version from the jar manifest. */

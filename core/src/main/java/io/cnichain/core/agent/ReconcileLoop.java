@@ -1,5 +1,6 @@
 package io.cnichain.core.agent;
 
+import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.fs.BoundedFileReader;
 import org.slf4j.Logger;
@@ -33,6 +34,7 @@ final class ReconcileLoop
     private final EventIntake intake;
     private final WatchPlanner planner;
     private final Timers timers = new Timers();
+    private final NodeScanner scanner;
     private final ReconcilePass pass;
     private final AgentStatus status;
     private final AgentMetrics metrics;
@@ -51,7 +53,8 @@ final class ReconcileLoop
         WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()));
         RetrySchedule retries = new RetrySchedule(policy.retryDelays());
         TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, timers, metrics);
-        this.pass = new ReconcilePass(engine, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
+        this.scanner = new NodeScanner(engine.config().layout());
+        this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
     }
 
     /**
@@ -72,8 +75,12 @@ final class ReconcileLoop
                 PassRequest request = new PassRequest(batch.wokeNanos());
                 if (batch.rescan()) {
                     request.rescan();
+                    scanner.changedEverything();
                 }
-                batch.events().forEach(event -> plan.classify(event, request));
+                batch.events().forEach(event -> {
+                    noteChange(event);
+                    plan.classify(event, request);
+                });
                 timers.takeDue(System.nanoTime()).forEach(request::timerDue);
                 if (request.wanted()) {
                     reconcile(request);
@@ -89,6 +96,17 @@ final class ReconcileLoop
         }
         finally {
             status.loopRunning(false);
+        }
+    }
+
+    /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */
+    private void noteChange(DirectoryEvent event)
+    {
+        if (event.directory().equals(plan.confDir())) {
+            scanner.changed(event.name());
+        }
+        else {
+            scanner.changedFile(engine.host().toHost(event.directory().resolve(event.name())));
         }
     }
 
@@ -112,7 +130,7 @@ final class ReconcileLoop
                 metrics.success(System.currentTimeMillis());
             }
             report.selection().ifPresent(selection -> {
-                plan = planner.plan(selection, engine.snapshot());
+                plan = planner.plan(selection, report.snapshot());
                 Set<Path> armed = intake.watch(plan.directories());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);

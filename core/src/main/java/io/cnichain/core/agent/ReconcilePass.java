@@ -2,6 +2,7 @@ package io.cnichain.core.agent;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.Installer;
@@ -29,6 +30,7 @@ final class ReconcilePass
     private static final Logger log = LoggerFactory.getLogger(ReconcilePass.class);
 
     private final Engine engine;
+    private final NodeScanner scanner;
     private final Installer installer;
     private final EchoFilter echoes;
     private final TargetPatcher patcher;
@@ -40,9 +42,10 @@ final class ReconcilePass
     private String lastAdapter = "";
     private Set<String> lastNotes = Set.of();
 
-    ReconcilePass(Engine engine, EchoFilter echoes, TargetPatcher patcher)
+    ReconcilePass(Engine engine, NodeScanner scanner, EchoFilter echoes, TargetPatcher patcher)
     {
         this.engine = requireNonNull(engine, "engine is null");
+        this.scanner = requireNonNull(scanner, "scanner is null");
         this.installer = engine.installer();
         this.echoes = requireNonNull(echoes, "echoes is null");
         this.patcher = requireNonNull(patcher, "patcher is null");
@@ -55,10 +58,11 @@ final class ReconcilePass
     {
         binariesDirty |= request.binaries() || request.rescanRequested();
         kubeconfigDirty |= request.kubeconfig() || request.rescanRequested();
-        NodeSnapshot snapshot = engine.snapshot();
+        // One look at the node per pass, made from what changed since the last one.
+        NodeSnapshot snapshot = scanner.snapshot();
         if (!request.configFiles().isEmpty() && !echoes.anyRealChange(request.configFiles(), snapshot, request.wokeNanos())
                 && request.onlyConfigFiles() && !binariesDirty && !kubeconfigDirty) {
-            return new Report(ReconcileResult.ECHO, List.of(), Optional.empty());
+            return new Report(ReconcileResult.ECHO, List.of(), Optional.empty(), snapshot);
         }
         Selection selection = engine.select(snapshot);
         announce(selection, snapshot);
@@ -67,7 +71,7 @@ final class ReconcilePass
         List<String> notReady = new ArrayList<>(problems(selection));
         if (selection.targets().isEmpty()) {
             if (!notReady.isEmpty()) {
-                return report(ReconcileResult.FAILED, notReady, selection);
+                return report(ReconcileResult.FAILED, notReady, selection, snapshot);
             }
             if (!saidNoPrimary) {
                 log.info("No active CNI configuration files found in {}; waiting for the primary network plugin to write one (nothing is created until then)",
@@ -78,7 +82,7 @@ final class ReconcilePass
             List<String> reasons = new ArrayList<>();
             engine.hostRootProblem().ifPresent(reasons::add);
             reasons.add("no primary CNI configuration in " + engine.config().paths().confDir() + " yet");
-            return report(ReconcileResult.NOTHING, reasons, selection);
+            return report(ReconcileResult.NOTHING, reasons, selection, snapshot);
         }
         saidNoPrimary = false;
         if (!active) {
@@ -92,7 +96,7 @@ final class ReconcilePass
         if (missing.isPresent()) {
             log.error("Not patching any configuration: {}", missing.get());
             notReady.add(missing.get());
-            return report(ReconcileResult.FAILED, notReady, selection);
+            return report(ReconcileResult.FAILED, notReady, selection, snapshot);
         }
         request.stableChecks().forEach(patcher::checkStable);
         ReconcileResult result = notReady.isEmpty() ? ReconcileResult.OK : ReconcileResult.FAILED;
@@ -103,7 +107,7 @@ final class ReconcilePass
                 result = worse(result, problem.get().result());
             }
         }
-        return report(result, notReady, selection);
+        return report(result, notReady, selection, snapshot);
     }
 
     /** What fails the pass whatever is patched: the adapter's failure, and a runtime's file we may not write. */
@@ -169,9 +173,9 @@ final class ReconcilePass
         return a == ReconcileResult.FAILED || b == ReconcileResult.FAILED ? ReconcileResult.FAILED : ReconcileResult.WAITING;
     }
 
-    private static Report report(ReconcileResult result, List<String> notReady, Selection selection)
+    private static Report report(ReconcileResult result, List<String> notReady, Selection selection, NodeSnapshot snapshot)
     {
-        return new Report(result, notReady, Optional.of(selection));
+        return new Report(result, notReady, Optional.of(selection), snapshot);
     }
 
     /**
@@ -180,14 +184,16 @@ final class ReconcilePass
      * @param result    the result
      * @param notReady  why the agent is not ready, one line each; empty when it is
      * @param selection the adapter's decision the pass acted on (none for an echo: no decision was made)
+     * @param snapshot  the look at the node the pass decided from (what to watch follows from it too)
      */
-    record Report(ReconcileResult result, List<String> notReady, Optional<Selection> selection)
+    record Report(ReconcileResult result, List<String> notReady, Optional<Selection> selection, NodeSnapshot snapshot)
     {
         Report
         {
             requireNonNull(result, "result is null");
             notReady = List.copyOf(notReady);
             requireNonNull(selection, "selection is null");
+            requireNonNull(snapshot, "snapshot is null");
         }
     }
 }

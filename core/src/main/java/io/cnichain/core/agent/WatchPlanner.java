@@ -45,7 +45,7 @@ final class WatchPlanner
 
     /**
      * @param selection the adapter's decision of the last pass
-     * @param snapshot  the node after that pass
+     * @param snapshot  the node as that pass saw it (we never write links, so the chains to its targets are the same after it)
      * @return the plan that follows from it
      */
     WatchPlan plan(Selection selection, NodeSnapshot snapshot)

@@ -3,6 +3,8 @@ package io.cnichain.core.discovery;
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.spi.CniConfig;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -68,5 +70,27 @@ public final class ConfigNames
             return Optional.of(CniConfig.Format.SINGLE);
         }
         return Optional.empty();
+    }
+
+    /**
+     * The order of the names' UTF-8 bytes, without encoding them: up to the first differing character the bytes are
+     * the same, and two different characters outside the surrogate range compare in UTF-8 as they do as characters
+     * (UTF-8 keeps the order of code points and no encoding is a prefix of another). Surrogates are compared by
+     * their bytes.
+     */
+    static int compareBytes(String a, String b)
+    {
+        int length = Math.min(a.length(), b.length());
+        for (int i = 0; i < length; i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                if (Character.isSurrogate(x) || Character.isSurrogate(y)) {
+                    return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+                }
+                return Character.compare(x, y);
+            }
+        }
+        return Integer.compare(a.length(), b.length());
     }
 }

@@ -11,14 +11,12 @@ import io.cnichain.spi.NodeView;
 import io.cnichain.spi.ParseResult;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,32 +33,51 @@ public final class NodeSnapshot
         implements NodeView
 {
     /** Runtimes sort names by their bytes (Go's string order), not by UTF-16 units. */
-    public static final Comparator<String> BYTE_ORDER = (a, b) -> Arrays.compareUnsigned(
-            a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+    public static final Comparator<String> BYTE_ORDER = ConfigNames::compareBytes;
 
     private final NodeLayout layout;
     private final SymlinkResolver resolver;
     private final BoundedFileReader reader;
     private final Map<String, ConfigEntry> entries;
+    private final List<ConfigEntry> entryList;
     private final Optional<String> listingProblem;
+    /** Parses kept across the agent's passes; none for a one-shot command's snapshot. */
+    private final Optional<ParseCache> cache;
     // Concurrent: adapters run on the guard's threads, and a call abandoned after its time limit may still be
     // reading through this snapshot while the engine goes on with it.
     private final Map<LoadKey, Loaded> loaded = new ConcurrentHashMap<>();
     /** Files the runtime reads but we may not write (outside the allowed roots), by entry path. */
     private final Map<Path, Path> readableOnly;
 
-    private NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
-            Map<Path, Path> readableOnly, Optional<String> listingProblem)
+    NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
+            Map<Path, Path> readableOnly, Optional<String> listingProblem, Optional<ParseCache> cache)
     {
         this.layout = layout;
         this.readableOnly = readableOnly;
         this.resolver = resolver;
         this.reader = reader;
         this.entries = entries;
+        this.entryList = List.copyOf(entries.values());
         this.listingProblem = listingProblem;
+        this.cache = cache;
     }
 
     static NodeSnapshot take(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader)
+    {
+        Listing listing = list(layout, resolver);
+        return new NodeSnapshot(layout, resolver, reader, listing.entries(), listing.readableOnly(), listing.problem(), Optional.empty());
+    }
+
+    /**
+     * Every entry of the configuration directory, in the runtime's order, with its links resolved.
+     *
+     * @param entries      by name, in byte order
+     * @param readableOnly files the runtime reads but we may not write, by entry path
+     * @param problem      why the directory could not be listed, when it could not
+     */
+    record Listing(Map<String, ConfigEntry> entries, Map<Path, Path> readableOnly, Optional<String> problem) {}
+
+    static Listing list(NodeLayout layout, SymlinkResolver resolver)
     {
         Path directory = layout.containerConfDir();
         List<String> names = new ArrayList<>();
@@ -85,10 +102,10 @@ public final class NodeSnapshot
         for (String name : names) {
             entries.put(name, toEntry(resolver, layout.confDir().resolve(name), readableOnly));
         }
-        return new NodeSnapshot(layout, resolver, reader, entries, readableOnly, problem);
+        return new Listing(entries, readableOnly, problem);
     }
 
-    private static ConfigEntry toEntry(SymlinkResolver resolver, Path hostPath, Map<Path, Path> readableOnly)
+    static ConfigEntry toEntry(SymlinkResolver resolver, Path hostPath, Map<Path, Path> readableOnly)
     {
         Resolution resolution = resolver.resolve(hostPath);
         if (resolution.target().isEmpty()) {
@@ -133,7 +150,7 @@ public final class NodeSnapshot
     @Override
     public List<ConfigEntry> entries()
     {
-        return List.copyOf(entries.values());
+        return entryList;
     }
 
     @Override
@@ -179,9 +196,18 @@ public final class NodeSnapshot
 
     private Loaded read(Path target, String loadName)
     {
+        Path container = layout.host().toContainer(target);
+        if (cache.isPresent()) {
+            return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName));
+        }
+        return readNow(container, target, loadName);
+    }
+
+    private Loaded readNow(Path container, Path target, String loadName)
+    {
         byte[] bytes;
         try {
-            bytes = reader.read(layout.host().toContainer(target), target);
+            bytes = reader.read(container, target);
         }
         catch (CniChainException e) {
             ParseResult.Reason reason = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Reason.TOO_LARGE : ParseResult.Reason.UNREADABLE;

@@ -1,0 +1,148 @@
+package io.cnichain.core.discovery;
+
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.SymlinkResolver;
+import io.cnichain.spi.ConfigEntry;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The agent's snapshots, one per pass, at a cost that follows what changed rather than the size of the configuration
+ * directory. The first snapshot, and any after {@link #changedEverything()} (an overflow, a watched directory gone or
+ * back), lists and resolves every entry as a one-shot command does. Otherwise only the entries that events named
+ * since the last snapshot ({@link #changed}) are looked at again, and every link, whose target may change without an
+ * event here; the other entries are plain files, directories and special files, whose every change the directory's
+ * watch reports.
+ * Parses are kept across snapshots in a {@link ParseCache}. Used by the agent's one loop thread only.
+ */
+public final class NodeScanner
+{
+    private final NodeLayout layout;
+    private final SymlinkResolver resolver;
+    private final BoundedFileReader reader;
+    private final ParseCache cache;
+    private final TreeMap<String, ConfigEntry> entries = new TreeMap<>(NodeSnapshot.BYTE_ORDER);
+    private final Map<Path, Path> readableOnly = new ConcurrentHashMap<>();
+    /** Entries looked at again on every snapshot: links. */
+    private final Set<String> volatileNames = new HashSet<>();
+    private final Set<String> changed = new HashSet<>();
+    private boolean everything = true;
+    private Optional<String> listingProblem = Optional.empty();
+    private Map<String, ConfigEntry> published = Map.of();
+
+    public NodeScanner(NodeLayout layout)
+    {
+        this.layout = layout;
+        this.resolver = new SymlinkResolver(layout.host(), layout.allowedRoots());
+        this.reader = new BoundedFileReader(layout.maxConfigBytes());
+        this.cache = new ParseCache(layout.confDir());
+    }
+
+    /**
+     * An event named this entry of the configuration directory: it is looked at, and read, again.
+     *
+     * @param name the entry's name
+     */
+    public void changed(String name)
+    {
+        changed.add(name);
+        cache.forget(layout.confDir().resolve(name));
+    }
+
+    /**
+     * A file outside the configuration directory changed (a link's target): it is read again.
+     *
+     * @param hostPath the file
+     */
+    public void changedFile(Path hostPath)
+    {
+        cache.forget(hostPath);
+    }
+
+    /** Events may have been lost: the next snapshot lists and resolves everything, and checks every parse kept. */
+    public void changedEverything()
+    {
+        everything = true;
+    }
+
+    /**
+     * @return the node now
+     */
+    public NodeSnapshot snapshot()
+    {
+        boolean modified;
+        if (everything) {
+            modified = listEverything();
+        }
+        else {
+            modified = false;
+            Set<String> names = new HashSet<>(changed);
+            names.addAll(volatileNames);
+            for (String name : names) {
+                modified |= look(name);
+            }
+        }
+        changed.clear();
+        if (modified) {
+            published = Collections.unmodifiableMap(new LinkedHashMap<>(entries));
+        }
+        return new NodeSnapshot(layout, resolver, reader, published, new ConcurrentHashMap<>(readableOnly), listingProblem, Optional.of(cache));
+    }
+
+    private boolean listEverything()
+    {
+        NodeSnapshot.Listing listing = NodeSnapshot.list(layout, resolver);
+        everything = false;
+        cache.distrustAll();
+        entries.clear();
+        entries.putAll(listing.entries());
+        readableOnly.clear();
+        readableOnly.putAll(listing.readableOnly());
+        listingProblem = listing.problem();
+        volatileNames.clear();
+        Set<Path> inView = new HashSet<>(readableOnly.values());
+        for (ConfigEntry entry : entries.values()) {
+            track(entry);
+            entry.resolvedFile().ifPresent(inView::add);
+        }
+        cache.retainOnly(inView);
+        return true;
+    }
+
+    /** @return whether the entry changed */
+    private boolean look(String name)
+    {
+        Path hostPath = layout.confDir().resolve(name);
+        readableOnly.remove(hostPath);
+        ConfigEntry before = entries.get(name);
+        if (!Files.exists(layout.host().toContainer(hostPath), LinkOption.NOFOLLOW_LINKS)) {
+            volatileNames.remove(name);
+            return entries.remove(name) != null;
+        }
+        ConfigEntry entry = NodeSnapshot.toEntry(resolver, hostPath, readableOnly);
+        entries.put(name, entry);
+        track(entry);
+        return !entry.equals(before);
+    }
+
+    private void track(ConfigEntry entry)
+    {
+        // A plain file's or directory's entry depends on nothing but itself, and the watch reports its every change.
+        if (entry.isSymlink()) {
+            volatileNames.add(entry.name());
+        }
+        else {
+            volatileNames.remove(entry.name());
+        }
+    }
+}

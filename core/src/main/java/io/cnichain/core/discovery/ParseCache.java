@@ -1,0 +1,153 @@
+package io.cnichain.core.discovery;
+
+import io.cnichain.core.discovery.NodeSnapshot.Loaded;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * What the agent's files parsed to, kept from one pass to the next so that a pass parses only what changed. An
+ * entry is served again only when the file is provably the one read:
+ *
+ * <ul>
+ *   <li>by its identity: device and inode, size, modification and change times, looked up again (one stat) on every
+ *       use, and never for a file changed within {@link #RACY_NANOS} of the read (timestamps come from a coarse clock,
+ *       and some file systems keep whole seconds: two writes of the same size within one tick look alike);</li>
+ *   <li>or, for a file directly in the configuration directory under a name the runtime does not load (the thousands
+ *       of other files some nodes keep there, which an adapter may look through), by the directory's events: inotify
+ *       reports every write, truncation, chmod, rename and removal there, the loop hands each name to
+ *       {@link #forget}, and an overflow or a rescan withdraws the trust ({@link #distrustAll}). Such a file is then
+ *       checked by its identity again.</li>
+ * </ul>
+ *
+ * Files the runtime loads by their name are always checked by identity, whatever the events said: the effective
+ * configuration is never decided from a stale parse. Thread-safe: adapters read through snapshots on the guard's
+ * threads.
+ */
+final class ParseCache
+{
+    /** A file changed this recently may change again within the same timestamp: it is read every time. */
+    static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private static final String IDENTITY_ATTRIBUTES = "unix:dev,ino,size,lastModifiedTime,ctime";
+
+    private final Path confDir;
+    /** By target (host path), then by the name it is loaded under (the name decides the format). */
+    private final Map<Path, Map<String, Cached>> entries = new ConcurrentHashMap<>();
+
+    /**
+     * @param confDir the configuration directory (host path), whose events the agent follows
+     */
+    ParseCache(Path confDir)
+    {
+        this.confDir = confDir;
+    }
+
+    /**
+     * @param loadName  the name the target is loaded under
+     * @param target    the file (host path)
+     * @param container the same file as the agent sees it
+     * @param read      reads and parses it now
+     * @return what it parses to
+     */
+    Loaded load(String loadName, Path target, Path container, Supplier<Loaded> read)
+    {
+        Map<String, Cached> byName = entries.get(target);
+        Cached cached = byName == null ? null : byName.get(loadName);
+        if (cached != null && cached.trusted()) {
+            return cached.loaded();
+        }
+        Optional<Identity> before = identity(container);
+        if (cached != null && before.isPresent() && cached.identity().equals(before.get()) && !cached.racy()) {
+            remember(loadName, target, new Cached(cached.identity(), cached.loaded(), false, trustable(loadName, target)));
+            return cached.loaded();
+        }
+        long readAt = System.currentTimeMillis();
+        Loaded loaded = read.get();
+        Optional<Identity> after = identity(container);
+        if (before.isPresent() && before.equals(after)) {
+            boolean racy = TimeUnit.MILLISECONDS.toNanos(readAt) - after.get().latestChangeNanos() < RACY_NANOS;
+            remember(loadName, target, new Cached(after.get(), loaded, racy, trustable(loadName, target)));
+        }
+        else {
+            // Changed while we read it, or gone: what was read is used once, not kept.
+            forget(target);
+        }
+        return loaded;
+    }
+
+    /** An event named this file (host path): whatever it parsed to is read again. */
+    void forget(Path target)
+    {
+        entries.remove(target);
+    }
+
+    /** Events may have been lost: every entry is checked by its identity on its next use. */
+    void distrustAll()
+    {
+        entries.replaceAll((target, byName) -> {
+            Map<String, Cached> copy = new ConcurrentHashMap<>();
+            byName.forEach((name, cached) -> copy.put(name, new Cached(cached.identity(), cached.loaded(), cached.racy(), false)));
+            return copy;
+        });
+    }
+
+    /** Drops the entries of files no longer in view, after a full listing. */
+    void retainOnly(Set<Path> targets)
+    {
+        entries.keySet().retainAll(targets);
+    }
+
+    int size()
+    {
+        return entries.size();
+    }
+
+    private void remember(String loadName, Path target, Cached cached)
+    {
+        entries.computeIfAbsent(target, t -> new ConcurrentHashMap<>()).put(loadName, cached);
+    }
+
+    private boolean trustable(String loadName, Path target)
+    {
+        return confDir.equals(target.getParent()) && !ConfigNames.isRuntimeLoadable(loadName)
+                && !ConfigNames.isRuntimeLoadable(target.getFileName().toString());
+    }
+
+    private static Optional<Identity> identity(Path container)
+    {
+        try {
+            Map<String, Object> attributes = Files.readAttributes(container, IDENTITY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(new Identity((Long) attributes.get("dev"), (Long) attributes.get("ino"), (Long) attributes.get("size"),
+                    nanos(attributes.get("lastModifiedTime")), nanos(attributes.get("ctime"))));
+        }
+        catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static long nanos(Object time)
+    {
+        return ((FileTime) time).to(TimeUnit.NANOSECONDS);
+    }
+
+    /** Which file, in which state: a different inode, size, or time is a different file. */
+    record Identity(long device, long inode, long size, long modifiedNanos, long changedNanos)
+    {
+        long latestChangeNanos()
+        {
+            return Math.max(modifiedNanos, changedNanos);
+        }
+    }
+
+    private record Cached(Identity identity, Loaded loaded, boolean racy, boolean trusted) {}
+}
