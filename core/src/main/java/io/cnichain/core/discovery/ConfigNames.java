@@ -42,7 +42,32 @@ public final class ConfigNames
                 return true;
             }
         }
-        return name.toLowerCase(Locale.ROOT).contains("kubeconfig");
+        return containsIgnoreCase(name, "kubeconfig");
+    }
+
+    /** {@code name.toLowerCase(Locale.ROOT).contains(word)} for a lower-case ASCII word, without a copy for ASCII names. */
+    private static boolean containsIgnoreCase(String name, String word)
+    {
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) >= 0x80) {
+                return name.toLowerCase(Locale.ROOT).contains(word);
+            }
+        }
+        for (int i = 0; i + word.length() <= name.length(); i++) {
+            int j = 0;
+            while (j < word.length() && asciiLower(name.charAt(i + j)) == word.charAt(j)) {
+                j++;
+            }
+            if (j == word.length()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static char asciiLower(char c)
+    {
+        return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
     }
 
     /**
@@ -51,7 +76,12 @@ public final class ConfigNames
      */
     public static boolean isRuntimeLoadable(String name)
     {
-        return RUNTIME_EXTENSIONS.stream().anyMatch(name::endsWith);
+        for (String extension : RUNTIME_EXTENSIONS) {
+            if (name.endsWith(extension)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -43,6 +43,8 @@ final class ParseCache
     private final Path confDir;
     /** By target (host path), then by the name it is loaded under (the name decides the format). */
     private final Map<Path, Map<String, Cached>> entries = new ConcurrentHashMap<>();
+    /** The trusted ones, by their name in the configuration directory: a look-up an adapter can afford per entry. */
+    private final Map<String, Loaded> trustedByName = new ConcurrentHashMap<>();
 
     /**
      * @param confDir the configuration directory (host path), whose events the agent follows
@@ -61,6 +63,12 @@ final class ParseCache
      */
     Loaded load(String loadName, Path target, Path container, Supplier<Loaded> read)
     {
+        if (confDir.equals(target.getParent())) {
+            Loaded trusted = trustedByName.get(loadName);
+            if (trusted != null && loadName.equals(target.getFileName().toString())) {
+                return trusted;
+            }
+        }
         Map<String, Cached> byName = entries.get(target);
         Cached cached = byName == null ? null : byName.get(loadName);
         if (cached != null && cached.trusted()) {
@@ -85,15 +93,31 @@ final class ParseCache
         return loaded;
     }
 
+    /**
+     * What a plain file of the configuration directory, loaded under its own name, parsed to, while events vouch for
+     * it (see the class comment).
+     *
+     * @param name the file's name in the configuration directory
+     * @return what it parsed to, or {@code null} when it is not known or not trusted
+     */
+    Loaded trusted(String name)
+    {
+        return trustedByName.get(name);
+    }
+
     /** An event named this file (host path): whatever it parsed to is read again. */
     void forget(Path target)
     {
         entries.remove(target);
+        if (confDir.equals(target.getParent())) {
+            trustedByName.remove(target.getFileName().toString());
+        }
     }
 
     /** Events may have been lost: every entry is checked by its identity on its next use. */
     void distrustAll()
     {
+        trustedByName.clear();
         entries.replaceAll((target, byName) -> {
             Map<String, Cached> copy = new ConcurrentHashMap<>();
             byName.forEach((name, cached) -> copy.put(name, new Cached(cached.identity(), cached.loaded(), cached.racy(), false)));
@@ -115,6 +139,9 @@ final class ParseCache
     private void remember(String loadName, Path target, Cached cached)
     {
         entries.computeIfAbsent(target, t -> new ConcurrentHashMap<>()).put(loadName, cached);
+        if (cached.trusted() && loadName.equals(target.getFileName().toString())) {
+            trustedByName.put(loadName, cached.loaded());
+        }
     }
 
     private boolean trustable(String loadName, Path target)
