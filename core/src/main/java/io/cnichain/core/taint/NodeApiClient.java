@@ -100,11 +100,21 @@ final class NodeApiClient
         throw failure("PATCH", response);
     }
 
-    /** Drops the client, its connection and its selector thread, once nothing is left to do. */
-    void release()
+    /**
+     * Drops the client, its connection and its threads, once nothing is left to do.
+     *
+     * @param collect whether to make them go now: JDK 17's {@code HttpClient} has no {@code close()}; its selector
+     *                thread wakes every 3 s until the client is garbage-collected, which in an idle agent may be
+     *                never. One full collection, once in the agent's life, keeps the agent idle when idle.
+     */
+    void release(boolean collect)
     {
+        boolean created = http != null;
         http = null;
         trustedPem = null;
+        if (created && collect) {
+            System.gc();
+        }
     }
 
     private HttpResponse<byte[]> send(String method, HttpRequest.Builder request)

@@ -42,7 +42,7 @@ public final class NodeTaintRemover
     private final String node;
     private final String key;
     private final RetryPolicy policy;
-    private final NodeApiClient api;
+    private final ApiServerSettings api;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile boolean ready;
@@ -63,7 +63,10 @@ public final class NodeTaintRemover
         this.node = settings.nodeName().orElseThrow();
         this.key = settings.key();
         this.policy = requireNonNull(policy, "policy is null");
-        this.api = new NodeApiClient(requireNonNull(api, "api is null"), node, policy);
+        this.api = requireNonNull(api, "api is null");
+        if (api.host().isEmpty() || api.port().isEmpty()) {
+            throw new IllegalArgumentException("the API server's host and port are needed");
+        }
         this.state = new TaintRemovalState(Phase.WAITING_FOR_READINESS, node, key, 0, Optional.empty());
         log.info("Taint {} stays on node {} until the chained plugin is in place", key, node);
     }
@@ -142,6 +145,8 @@ public final class NodeTaintRemover
 
     private void work()
     {
+        // Built here, not in the constructor: the agent's start pays nothing for a feature it may never use.
+        NodeApiClient api = new NodeApiClient(this.api, node, policy);
         int errorsInARow = 0;
         int rereadsInARow = 0;
         int failedAttempts = 0;
@@ -166,19 +171,18 @@ public final class NodeTaintRemover
                         publish(Phase.REMOVED, failedAttempts, Optional.empty());
                         return;
                     }
-                    errorsInARow = 0;
                     rereadsInARow++;
-                    log.debug("The taints of node {} changed since they were read (HTTP {}); reading them again", node, status);
                     if (rereadsInARow > policy.immediateRereads()) {
-                        pause(policy.backoff(rereadsInARow - policy.immediateRereads(), Optional.empty()));
+                        throw new ApiCallException("HTTP " + status, "PATCH /api/v1/nodes/" + node + ": HTTP " + status + ", " + rereadsInARow
+                                + " times in a row: the node keeps changing between our read and our patch, or the API server refuses the patch");
                     }
+                    log.debug("The taints of node {} changed since they were read (HTTP {}); reading them again", node, status);
                 }
                 catch (ApiCallException | RuntimeException e) {
                     String kind = e instanceof ApiCallException call ? call.kind() : e.getClass().getName();
                     Optional<Duration> retryAfter = e instanceof ApiCallException call ? call.retryAfter() : Optional.empty();
                     String message = e instanceof ApiCallException ? e.getMessage() : "unexpected " + e;
                     errorsInARow++;
-                    rereadsInARow = 0;
                     failedAttempts++;
                     if (!kind.equals(loggedError)) {
                         log.warn("Cannot remove taint {} from node {} yet, retrying with back-off: {}", key, node, message);
@@ -193,7 +197,7 @@ public final class NodeTaintRemover
             // close(): the taint stays as it is
         }
         finally {
-            api.release();
+            api.release(state.finished());
         }
     }
 

@@ -180,6 +180,30 @@ class NodeTaintRemoverTest
     }
 
     @Test
+    void aNodeThatKeepsChangingIsReadAgainAtOnceAFewTimesThenWithBackOff()
+            throws Exception
+    {
+        FakeApiServer server = server(OURS);
+        for (int i = 0; i < 5; i++) {
+            server.answerNext("PATCH", 409, Map.of());
+        }
+        NodeTaintRemover remover = remover(server, FAST);
+        remover.onReadiness(true);
+        TaintRemovalState done = awaitState(remover, state -> state.phase() == Phase.REMOVED);
+
+        List<Request> requests = server.requests();
+        assertThat(requests).extracting(Request::method).containsExactly("GET", "PATCH", "GET", "PATCH", "GET", "PATCH", "GET", "PATCH",
+                "GET", "PATCH", "GET", "PATCH");
+        assertThat(gap(requests, 8)).as("after the 4th conflict in a row (3 immediate re-reads allowed)").isGreaterThanOrEqualTo(ms(100));
+        assertThat(gap(requests, 10)).as("after the 5th, doubled").isGreaterThanOrEqualTo(ms(200));
+        assertThat(done.failedAttempts()).isEqualTo(2);
+        assertThat(lines()).filteredOn(line -> line.startsWith("WARN")).containsExactly("WARN Cannot remove taint cni-chain.io/not-ready from node "
+                + "node-1 yet, retrying with back-off: PATCH /api/v1/nodes/node-1: HTTP 409, 4 times in a row: the node keeps changing between our "
+                + "read and our patch, or the API server refuses the patch");
+        assertThat(lines()).filteredOn(line -> line.startsWith("DEBUG")).hasSize(3);
+    }
+
+    @Test
     void aRotatedTokenIsReadForTheNextRequest()
             throws Exception
     {
