@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.Security;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -138,8 +139,11 @@ final class NodeApiClient
         }
         catch (IOException e) {
             if (causedBy(e, SSLException.class)) {
+                // Without it the handshake with a Go server (X25519, P-256) fails with no word of why.
+                String runtime = Security.getProvider("SunEC") == null
+                        ? " (and this Java runtime lacks module jdk.crypto.ec, which TLS with the API server needs)" : "";
                 throw new ApiCallException("TLS", call + ": TLS failed, nothing sent (the server's certificate must be signed by the CA in "
-                        + caFile + " and name the host): " + reason(e));
+                        + caFile + " and name the host)" + runtime + ": " + reason(e));
             }
             throw new ApiCallException("I/O", call + ": " + reason(e));
         }

@@ -47,7 +47,7 @@ public final class NodeTaintRemover
     private final Condition changed = lock.newCondition();
     private volatile boolean ready;
     private volatile TaintRemovalState state;
-    private boolean closed;
+    private volatile boolean closed;
     private Thread worker;
 
     /**
@@ -145,7 +145,7 @@ public final class NodeTaintRemover
 
     private void work()
     {
-        // Built here, not in the constructor: the agent's start pays nothing for a feature it may never use.
+        // Built here, not in the constructor: nothing of HTTP or TLS is loaded before the agent is first ready.
         NodeApiClient api = new NodeApiClient(this.api, node, policy);
         int errorsInARow = 0;
         int rereadsInARow = 0;
@@ -179,6 +179,10 @@ public final class NodeTaintRemover
                     log.debug("The taints of node {} changed since they were read (HTTP {}); reading them again", node, status);
                 }
                 catch (ApiCallException | RuntimeException e) {
+                    if (closed) {
+                        // close() interrupted a read or a request: not the API server's failure, nothing to say.
+                        return;
+                    }
                     String kind = e instanceof ApiCallException call ? call.kind() : e.getClass().getName();
                     Optional<Duration> retryAfter = e instanceof ApiCallException call ? call.retryAfter() : Optional.empty();
                     String message = e instanceof ApiCallException ? e.getMessage() : "unexpected " + e;
