@@ -40,7 +40,7 @@ import java.util.function.Consumer;
  * a slow answer, another controller changing the node between the remover's GET and its PATCH. Every request that
  * reaches the handler is recorded with the time it arrived.
  */
-final class FakeApiServer
+public final class FakeApiServer
         implements AutoCloseable
 {
     static final String NODES = "/api/v1/nodes/";
@@ -73,19 +73,19 @@ final class FakeApiServer
      * @param node          the node document it serves
      * @param acceptedToken the one bearer token it accepts
      */
-    static FakeApiServer start(SSLContext tls, ObjectNode node, String acceptedToken)
+    public static FakeApiServer start(SSLContext tls, ObjectNode node, String acceptedToken)
             throws IOException
     {
         return new FakeApiServer(tls, node, acceptedToken);
     }
 
-    String port()
+    public String port()
     {
         return Integer.toString(server.getAddress().getPort());
     }
 
     /** The node as it is now. */
-    synchronized ObjectNode node()
+    public synchronized ObjectNode node()
     {
         return node.deepCopy();
     }
@@ -114,13 +114,13 @@ final class FakeApiServer
         beforeNextPatch = change;
     }
 
-    synchronized List<Request> requests()
+    public synchronized List<Request> requests()
     {
         return List.copyOf(requests);
     }
 
     /** Waits until at least {@code n} requests have reached the handler; a barrier for negative checks. */
-    synchronized List<Request> awaitRequests(int n, Duration timeout)
+    public synchronized List<Request> awaitRequests(int n, Duration timeout)
             throws InterruptedException
     {
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -322,7 +322,7 @@ final class FakeApiServer
      *
      * @param receivedNanos {@link System#nanoTime()} on arrival: the stub's clock
      */
-    record Request(String method, String path, String contentType, String authorization, String accept, String body, long receivedNanos)
+    public record Request(String method, String path, String contentType, String authorization, String accept, String body, long receivedNanos)
     {
         JsonNode json()
         {

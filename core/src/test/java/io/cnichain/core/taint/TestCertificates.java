@@ -24,14 +24,14 @@ import java.util.List;
  * @param server               TLS for a server at 127.0.0.1
  * @param serverForAnotherName TLS for a server whose certificate, signed by the CA, names only {@code elsewhere.invalid}
  */
-record TestCertificates(Path caPem, Path otherCaPem, SSLContext server, SSLContext serverForAnotherName)
+public record TestCertificates(Path caPem, Path otherCaPem, SSLContext server, SSLContext serverForAnotherName)
 {
     private static final String PASSWORD = "changeit";
     // Fast keytool runs: tiny PKCS12 iteration counts (test keys), and a JVM that does not bother compiling much.
     private static final List<String> FAST = List.of("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC",
             "-J-Dkeystore.pkcs12.macIterationCount=1", "-J-Dkeystore.pkcs12.certPbeIterationCount=1", "-J-Dkeystore.pkcs12.keyPbeIterationCount=1");
 
-    static TestCertificates generate(Path dir)
+    public static TestCertificates generate(Path dir)
             throws IOException, InterruptedException, GeneralSecurityException
     {
         keytool(dir,
