@@ -41,6 +41,7 @@ import java.util.Optional;
                 "  CONTAINER_CNI_BIN_DIR, CNI_NETWORK_CONFIG, CNI_NETWORK_CONFIG_FILE,",
                 "  KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBE_CA_FILE, SKIP_TLS_VERIFY,",
                 "  KUBERNETES_SERVICE_PROTOCOL, KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT.",
+                "The start-up taint (run): NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME.",
                 "",
                 "Exit codes: 0 done (or nothing to do), 1 failed, 2 bad usage or configuration.",
                 "",

@@ -3,6 +3,7 @@ package io.cnichain.core.agent;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.UninstallReport;
+import io.cnichain.core.taint.NodeTaintRemover;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -67,6 +68,9 @@ public final class Agent
             server.start();
             health = Optional.of(server);
         }
+        // The start-up taint: nothing at all exists for it unless it is enabled.
+        Optional<NodeTaintRemover> taint = NodeTaintRemover.fromConfig(config);
+        taint.ifPresent(remover -> attach(remover, status, metrics));
         WatchService watchService = FileSystems.getDefault().newWatchService();
         loop = new ReconcileLoop(engine, watchService, status, metrics, policy);
         for (String signal : SIGNALS) {
@@ -77,6 +81,8 @@ public final class Agent
         }
         finally {
             health.ifPresent(HealthServer::stop);
+            // The taint stays as it is: it is never added back, and a removal under way is abandoned.
+            taint.ifPresent(NodeTaintRemover::close);
         }
         if (!stopRequested.get()) {
             log.error("The reconcile loop ended without a stop signal; exiting");
@@ -93,6 +99,17 @@ public final class Agent
         }
         log.error("Exiting with {} cleanup failure(s): {}", report.failures().size(), String.join("; ", report.failures()));
         return 1;
+    }
+
+    /**
+     * The start-up taint follows readiness: told after every pass, shown in {@code /readyz}'s detail (never as a reason
+     * not to be ready: readiness is what removes it) and as a gauge.
+     */
+    static void attach(NodeTaintRemover remover, AgentStatus status, AgentMetrics metrics)
+    {
+        status.onReadiness(remover::onReadiness);
+        status.addDetail(() -> remover.state().describe());
+        metrics.addGauge(NodeTaintRemover.METRIC_NAME, NodeTaintRemover.METRIC_HELP, () -> remover.state().removedGauge());
     }
 
     private void onSignal(Signal signal)

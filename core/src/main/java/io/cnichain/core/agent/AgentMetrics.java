@@ -24,6 +24,7 @@ final class AgentMetrics
     private final AtomicLongArray latencyBuckets = new AtomicLongArray(LATENCY_BUCKETS.length);
     private final AtomicLong latencyCount = new AtomicLong();
     private final AtomicLong latencySumNanos = new AtomicLong();
+    private final java.util.List<Gauge> gauges = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     void reconcile(ReconcileResult result)
     {
@@ -62,6 +63,12 @@ final class AgentMetrics
         latencySumNanos.addAndGet(nanos);
     }
 
+    /** A gauge of another part of the agent, rendered after the agent's own metrics. */
+    void addGauge(String name, String help, java.util.function.IntSupplier value)
+    {
+        gauges.add(new Gauge(name, help, value));
+    }
+
     long patchesWritten()
     {
         return patches.get();
@@ -96,6 +103,13 @@ final class AgentMetrics
         out.append("cnichain_reaction_latency_seconds_bucket{le=\"+Inf\"} ").append(latencyCount.get()).append('\n');
         out.append("cnichain_reaction_latency_seconds_sum ").append(String.format(Locale.ROOT, "%.6f", latencySumNanos.get() / 1e9)).append('\n');
         out.append("cnichain_reaction_latency_seconds_count ").append(latencyCount.get()).append('\n');
+        for (Gauge gauge : gauges) {
+            out.append("# HELP ").append(gauge.name()).append(' ').append(gauge.help()).append('\n');
+            out.append("# TYPE ").append(gauge.name()).append(" gauge\n");
+            out.append(gauge.name()).append(' ').append(gauge.value().getAsInt()).append('\n');
+        }
         return out.toString();
     }
+
+    private record Gauge(String name, String help, java.util.function.IntSupplier value) {}
 }

@@ -2,7 +2,10 @@ package io.cnichain.core.agent;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What the health endpoints report, published by the reconcile thread after every pass, and how far the loop has
@@ -16,10 +19,31 @@ final class AgentStatus
     private volatile boolean loopRunning;
     private final AtomicLong wakeUpsStarted = new AtomicLong();
     private final AtomicLong wakeUpsDone = new AtomicLong();
+    private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
+    private final List<Supplier<String>> details = new CopyOnWriteArrayList<>();
 
     void publish(List<String> reasons)
     {
         notReady = List.copyOf(reasons);
+        boolean ready = notReady.isEmpty();
+        readinessListeners.forEach(listener -> listener.accept(ready));
+    }
+
+    /** Told the readiness after every pass, on the loop's thread: it must return at once. */
+    void onReadiness(Consumer<Boolean> listener)
+    {
+        readinessListeners.add(listener);
+    }
+
+    /** A line shown by {@code /readyz} whether ready or not; information, never a reason not to be ready. */
+    void addDetail(Supplier<String> detail)
+    {
+        details.add(detail);
+    }
+
+    List<String> details()
+    {
+        return details.stream().map(Supplier::get).toList();
     }
 
     List<String> notReady()

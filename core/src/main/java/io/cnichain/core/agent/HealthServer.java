@@ -41,7 +41,9 @@ final class HealthServer
         });
         server.createContext("/readyz", exchange -> {
             var reasons = status.notReady();
-            respond(exchange, reasons.isEmpty() ? 200 : 503, reasons.isEmpty() ? "ready\n" : "not ready:\n- " + String.join("\n- ", reasons) + "\n", "text/plain");
+            StringBuilder body = new StringBuilder(reasons.isEmpty() ? "ready\n" : "not ready:\n- " + String.join("\n- ", reasons) + "\n");
+            status.details().forEach(detail -> body.append(detail).append('\n'));
+            respond(exchange, reasons.isEmpty() ? 200 : 503, body.toString(), "text/plain");
         });
         server.createContext("/metrics", exchange -> respond(exchange, 200, metrics.render(status.ready()), "text/plain; version=0.0.4"));
         server.createContext("/", exchange -> respond(exchange, 404, "try /healthz, /readyz or /metrics\n", "text/plain"));

@@ -19,6 +19,7 @@ import static java.util.Objects.requireNonNull;
  * @param kubeconfig the plugin's kubeconfig file
  * @param apiServer  how to reach the Kubernetes API (for the kubeconfig)
  * @param run        the long-running agent's options
+ * @param nodeTaint  the start-up taint the agent removes from its node once ready
  * @param log        logging
  */
 public record AgentConfig(
@@ -29,6 +30,7 @@ public record AgentConfig(
         KubeconfigSettings kubeconfig,
         ApiServerSettings apiServer,
         RunSettings run,
+        NodeTaintSettings nodeTaint,
         LogSettings log)
 {
     public AgentConfig
@@ -40,6 +42,7 @@ public record AgentConfig(
         requireNonNull(kubeconfig, "kubeconfig is null");
         requireNonNull(apiServer, "apiServer is null");
         requireNonNull(run, "run is null");
+        requireNonNull(nodeTaint, "nodeTaint is null");
         requireNonNull(log, "log is null");
     }
 
@@ -49,7 +52,7 @@ public record AgentConfig(
      */
     public AgentConfig withRun(RunSettings run)
     {
-        return new AgentConfig(configFile, paths, adapters, plugin, kubeconfig, apiServer, run, log);
+        return new AgentConfig(configFile, paths, adapters, plugin, kubeconfig, apiServer, run, nodeTaint, log);
     }
 
     public HostPaths host()

@@ -30,6 +30,7 @@ public final class ConfigLoader
     public static final String DEFAULT_KUBECONFIG_NAME = "ZZZ-linkerd-cni-kubeconfig";
     public static final int DEFAULT_HEALTH_PORT = 9470;
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
+    public static final String DEFAULT_NODE_TAINT_KEY = "cni-chain.io/not-ready";
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
 
@@ -102,6 +103,31 @@ public final class ConfigLoader
         }
     }
 
+    /**
+     * Everything the taint remover needs is checked at start: a setting missing here would otherwise surface as an
+     * error on the first request, long after the agent looked healthy.
+     */
+    private static NodeTaintSettings nodeTaint(SettingValues values)
+    {
+        SettingValues.Sourced<Boolean> enabled = values.get(Settings.NODE_TAINT_ENABLED).orElseThrow();
+        Optional<String> nodeName = values.optional(Settings.NODE_NAME);
+        if (enabled.value()) {
+            if (nodeName.isEmpty()) {
+                throw ConfigErrors.bad(enabled.source(), "is true, but NODE_NAME is not set: give the agent its node's name from the downward API "
+                        + "(env NODE_NAME, valueFrom.fieldRef.fieldPath: spec.nodeName)");
+            }
+            if (values.optional(Settings.API_SERVER_HOST).isEmpty() || values.optional(Settings.API_SERVER_PORT).isEmpty()) {
+                throw ConfigErrors.bad(enabled.source(), "is true, but KUBERNETES_SERVICE_HOST or KUBERNETES_SERVICE_PORT is not set: "
+                        + "the agent cannot reach the API server");
+            }
+            if (!values.value(Settings.API_SERVER_PROTOCOL).equals("https")) {
+                throw ConfigErrors.bad(enabled.source(), "is true, but KUBERNETES_SERVICE_PROTOCOL is "
+                        + values.value(Settings.API_SERVER_PROTOCOL) + ": the agent sends its service-account token over https only");
+            }
+        }
+        return new NodeTaintSettings(enabled.value(), values.value(Settings.NODE_TAINT_KEY), nodeName);
+    }
+
     private static AgentConfig assemble(Optional<Path> file, SettingValues values)
     {
         Path confDir = values.value(Settings.CONF_DIR);
@@ -121,6 +147,7 @@ public final class ConfigLoader
                         values.optional(Settings.API_SERVER_HOST), values.optional(Settings.API_SERVER_PORT)),
                 new RunSettings(Math.toIntExact(values.value(Settings.HEALTH_PORT)), values.value(Settings.CLEANUP_ON_SHUTDOWN),
                         values.value(Settings.SHUTDOWN_TIMEOUT)),
+                nodeTaint(values),
                 new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)));
     }
 }

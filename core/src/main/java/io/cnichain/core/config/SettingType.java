@@ -23,7 +23,8 @@ import static io.cnichain.core.config.ConfigErrors.quoted;
 sealed interface SettingType<T>
         permits SettingType.AbsolutePath, SettingType.PathList, SettingType.Bool, SettingType.WholeNumber, SettingType.Seconds,
         SettingType.OneOf, SettingType.PortNumber, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
-        AdapterTypes.Choice, AdapterTypes.SettingsByAdapter, AdapterTypes.Overrides, PluginEntryType
+        AdapterTypes.Choice, AdapterTypes.SettingsByAdapter, AdapterTypes.Overrides, PluginEntryType, NodeTaintTypes.TaintKey,
+        NodeTaintTypes.NodeName
 {
     /**
      * @param text   the value of an environment variable or a flag

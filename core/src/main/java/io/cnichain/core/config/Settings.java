@@ -77,12 +77,19 @@ public final class Settings
             "uninstall when the agent stops").negatingRunFlag("--no-cleanup");
     public static final Setting<Duration> SHUTDOWN_TIMEOUT = Setting.of("shutdownTimeoutSeconds", new SettingType.Seconds(1, 3600),
             ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout");
+    public static final Setting<Boolean> NODE_TAINT_ENABLED = Setting.of("nodeTaint.enabled", new SettingType.Bool(), false,
+            "`run` removes the taint `nodeTaint.key` from its own node once ready; needs `NODE_NAME`, RBAC `get` and `patch` on nodes, "
+                    + "and https to the API server with the CA of `kubeconfig.caFile` (`skipTlsVerify` does not apply)").env("NODE_TAINT_ENABLED");
+    public static final Setting<String> NODE_TAINT_KEY = Setting.of("nodeTaint.key", new NodeTaintTypes.TaintKey(), ConfigLoader.DEFAULT_NODE_TAINT_KEY,
+            "the start-up taint's key; every taint with it is removed, whatever its value and effect; never added back").env("NODE_TAINT_KEY");
+    public static final Setting<String> NODE_NAME = Setting.environmentOnlyWithoutDefault("NODE_NAME", new NodeTaintTypes.NodeName(),
+            "from the downward API", "this node's name (`fieldRef: spec.nodeName`); required when `nodeTaint.enabled` is true (else exit 2)");
 
     /** The table, in the reference's order. */
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
             ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
-            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT);
+            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME);
 
     private Settings() {}
 

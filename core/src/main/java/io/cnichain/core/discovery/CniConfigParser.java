@@ -48,8 +48,7 @@ public final class CniConfigParser
         Format format = ConfigNames.formatByName(fileName)
                 .orElse(document instanceof JObject object && object.get("plugins").isPresent() ? Format.LIST : Format.SINGLE);
         LibcniRules.Checked checked = LibcniRules.check(document, format);
-        List<LoadedConfig.Plugin> plugins = checked.plugins().stream().map(p -> new LoadedConfig.Plugin(p.value(), p.type())).toList();
-        return new LoadedConfig(text, (JObject) document, checked.summary(), plugins, checked.pluginsArray());
+        return new LoadedConfig(text, (JObject) document, checked.summary(), checked.plugins(), checked.pluginsArray());
     }
 
     /**

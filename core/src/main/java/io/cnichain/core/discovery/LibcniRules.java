@@ -8,6 +8,7 @@ import io.cnichain.core.json.JsonValue.JNumber;
 import io.cnichain.core.json.JsonValue.JObject;
 import io.cnichain.core.json.JsonValue.JString;
 import io.cnichain.core.json.JsonValue.Member;
+import io.cnichain.core.discovery.CniConfigParser.LoadedConfig.Plugin;
 import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.CniConfig.Format;
 
@@ -42,9 +43,6 @@ final class LibcniRules
 
     /** The result: the summary, and each plugin's value with the type libcni runs it as. */
     record Checked(CniConfig summary, List<Plugin> plugins, Optional<JArray> pluginsArray) {}
-
-    /** One plugin of a configuration and the type libcni decodes from it. */
-    record Plugin(JsonValue value, String type) {}
 
     static Checked check(JsonValue document, Format format)
     {

@@ -86,7 +86,7 @@ public final class GoJsonParser
         while (true) {
             skipWhitespace();
             JsonValue done;
-            int c = peek("looking for beginning of value");
+            int c = peek();
             if (c == '{' || c == '[') {
                 if (open.size() >= MAX_DEPTH) {
                     throw error("exceeded max depth");
@@ -94,7 +94,7 @@ public final class GoJsonParser
                 Container container = new Container(c == '{', pos++);
                 open.push(container);
                 skipWhitespace();
-                if (peek(container.object ? "looking for beginning of object key string" : "looking for beginning of value") == (container.object ? '}' : ']')) {
+                if (peek() == (container.object ? '}' : ']')) {
                     pos++;
                     done = open.pop().close(pos);
                 }
@@ -116,7 +116,7 @@ public final class GoJsonParser
                 Container container = open.peek();
                 container.add(done);
                 skipWhitespace();
-                int next = peek(container.object ? "after object key:value pair" : "after array element");
+                int next = peek();
                 if (next == ',') {
                     pos++;
                     if (container.object) {
@@ -231,7 +231,7 @@ public final class GoJsonParser
         int start = pos;
         if (text.charAt(pos) == '-') {
             pos++;
-            int c = peek("in numeric literal");
+            int c = peek();
             if (c < '0' || c > '9') {
                 throw error("invalid character " + quote((char) c) + " in numeric literal");
             }
@@ -260,7 +260,7 @@ public final class GoJsonParser
 
     private void requireDigit()
     {
-        int c = peek("in numeric literal");
+        int c = peek();
         if (c < '0' || c > '9') {
             throw error("invalid character " + quote((char) c) + " in numeric literal");
         }
@@ -287,7 +287,7 @@ public final class GoJsonParser
         }
     }
 
-    private int peek(String context)
+    private int peek()
     {
         if (pos >= text.length()) {
             throw error("unexpected end of JSON input");
@@ -353,14 +353,14 @@ public final class GoJsonParser
         /** Reads {@code "key" :} before the next value. */
         void key()
         {
-            int c = peek("looking for beginning of object key string");
+            int c = peek();
             if (c != '"') {
                 throw error("invalid character " + quote((char) c) + " looking for beginning of object key string");
             }
             keyStart = pos;
             key = string();
             skipWhitespace();
-            int colon = peek("after object key");
+            int colon = peek();
             if (colon != ':') {
                 throw error("invalid character " + quote((char) colon) + " after object key");
             }
