@@ -123,12 +123,12 @@ final class Node
      * @param log   the program's log, shown when it never comes
      * @return milliseconds from start to the patched file
      */
-    double awaitPatched(long start, Path log)
+    double awaitPatched(long start, Program.Running log)
             throws IOException
     {
         while (!patched()) {
             if (System.nanoTime() - start > PATCH_TIMEOUT_NANOS) {
-                throw new IllegalStateException(primaryFile + " not patched after 30 s; log " + log + ":\n" + tail(log));
+                throw new IllegalStateException(primaryFile + " not patched after 30 s; log " + log.log() + ":\n" + tail(log.log()));
             }
             // A short park, not a spin: the program measured needs the machine's cores more than we need nanoseconds.
             LockSupport.parkNanos(100_000);

@@ -3,6 +3,7 @@ package io.cnichain.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalDouble;
 
 /** A program measured: the agent (through its launcher, or its image under podman) or the floor. */
 interface Program
@@ -29,7 +30,18 @@ interface Program
         long pid()
                 throws IOException;
 
-        Path log();
+        Path log()
+                throws IOException;
+
+        /**
+         * How long ago its JVM process started, when that differs from when {@link #start} was called (podman's own
+         * work before it): then start-up is counted from there.
+         */
+        default OptionalDouble msSinceProcessStart()
+                throws IOException
+        {
+            return OptionalDouble.empty();
+        }
 
         /** Stops it as its supervisor would (SIGTERM) and waits; returns its exit code. */
         int stop()
