@@ -68,6 +68,8 @@ class ManifestsTest
         assertThat(config.paths().binDir()).as("binDir").isEqualTo(overlay.binDir());
         assertThat(config.adapters().choice()).as("adapter").hasToString(overlay.adapter());
         assertThat(config.paths().hostRoot()).isEqualTo(Path.of("/host"));
+        assertThat(config.paths().allowedRoots()).as("links in the conf dir's own tree may be followed")
+                .contains(overlay.confDir().getParent());
 
         for (Path hostDir : List.of(config.paths().confDir(), config.paths().binDir())) {
             Path inContainer = config.paths().hostRoot().resolve(Path.of("/").relativize(hostDir));
