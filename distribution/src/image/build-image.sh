@@ -133,8 +133,9 @@ done
 module_list=$(IFS=,; echo "${modules[*]}")
 echo "jdeps: $jdeps_modules; linking $module_list (left out as unused: ${optional_modules[*]})"
 mkdir -p "$rootfs/opt"
+# keytool is java.base's other command; the agent needs only bin/java.
 "$jdk/bin/jlink" --add-modules "$module_list" --strip-debug --no-header-files --no-man-pages --compress="$compress_flag" \
-    --output "$rootfs/opt/java"
+    --exclude-files='glob:/java.base/bin/keytool' --output "$rootfs/opt/java"
 timed "jdeps and jlink"
 
 # 2. The shared libraries the runtime's executables and libraries load, at the paths ldd found them.

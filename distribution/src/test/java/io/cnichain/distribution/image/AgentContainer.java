@@ -76,6 +76,15 @@ final class AgentContainer
         return env;
     }
 
+    /** The API server's service and the node's dirs as the agent's conf and bin dirs (host paths). */
+    static Map<String, String> nodeEnv(RuntimeNode node)
+    {
+        Map<String, String> env = kubernetesServiceEnv();
+        env.put("DEST_CNI_NET_DIR", node.confDir().toString());
+        env.put("DEST_CNI_BIN_DIR", node.binDir().toString());
+        return env;
+    }
+
     /** Runs the init container: {@code cp} the binary out of the plugin's image into the emptyDir. */
     static Path copyPluginBinary(RuntimeNode node, String pluginImage)
     {
@@ -173,6 +182,29 @@ final class AgentContainer
     Commands.Result stop(int timeoutSeconds)
     {
         return node.podman().podman("stop", "--time", Integer.toString(timeoutSeconds), name);
+    }
+
+    void remove()
+    {
+        node.podman().podman("rm", "--force", "--time", "0", name).ok();
+    }
+
+    /** Waits until the agent's log holds a line with every one of the given texts, and returns that line. */
+    String awaitLogLine(Duration timeout, String... texts)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            for (String line : logs().lines().toList()) {
+                if (java.util.Arrays.stream(texts).allMatch(line::contains)) {
+                    return line;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no log line with " + java.util.Arrays.toString(texts) + " within " + timeout.toSeconds() + " s:\n" + logs());
+            }
+            Thread.sleep(50);
+        }
     }
 
     /** Waits for the container to exit. */
