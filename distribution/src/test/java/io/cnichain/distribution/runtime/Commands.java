@@ -19,19 +19,19 @@ import static java.util.Objects.requireNonNull;
  * Runs external commands (podman, ip, iptables, the launcher, CNI plugins) to completion. Output goes to files,
  * not pipes: podman's conmon and other daemons may inherit a descriptor and keep a pipe open forever.
  */
-final class Commands
+public final class Commands
 {
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
 
     private Commands() {}
 
-    static Result run(String... command)
+    public static Result run(String... command)
     {
         return run(List.of(command), Map.of(), Optional.empty(), DEFAULT_TIMEOUT);
     }
 
     /** Runs and fails the test with the command's output unless it exits 0. */
-    static Result ok(String... command)
+    public static Result ok(String... command)
     {
         return run(command).ok();
     }
@@ -43,7 +43,7 @@ final class Commands
      * @param timeout how long it may take; it is killed after that
      * @return what it did
      */
-    static Result run(List<String> command, Map<String, String> env, Optional<byte[]> stdin, Duration timeout)
+    public static Result run(List<String> command, Map<String, String> env, Optional<byte[]> stdin, Duration timeout)
     {
         Path out = null;
         Path err = null;
@@ -86,7 +86,7 @@ final class Commands
         }
     }
 
-    static void apply(Map<String, String> environment, Map<String, String> changes)
+    public static void apply(Map<String, String> environment, Map<String, String> changes)
     {
         changes.forEach((key, value) -> {
             if (value == null) {
@@ -110,16 +110,16 @@ final class Commands
         }
     }
 
-    record Result(List<String> command, int code, String out, String err)
+    public record Result(List<String> command, int code, String out, String err)
     {
-        Result
+        public Result
         {
             command = List.copyOf(command);
             requireNonNull(out, "out is null");
             requireNonNull(err, "err is null");
         }
 
-        Result ok()
+        public Result ok()
         {
             if (code != 0) {
                 throw new AssertionError(this.toString());

@@ -17,12 +17,12 @@ import static java.util.Objects.requireNonNull;
  * The layouts a primary leaves in the conf dir, each made of real plugins ({@code bridge} with
  * {@code host-local}, and {@code portmap}) standing in for the platform's own binaries.
  */
-enum Layout
+public enum Layout
 {
     PLAIN_CONFLIST("plain", "a plain .conflist")
     {
         @Override
-        Primary lay(RuntimeNode node)
+        public Primary lay(RuntimeNode node)
         {
             Net net = Net.of(node, this, "1.0.0");
             Path file = write(node.conf("10-bridge.conflist"), node.primaryList(net.name, net.cniVersion, net.bridge, net.subnet));
@@ -32,7 +32,7 @@ enum Layout
     CONF_CONVERTED("conf", "a .conf converted to .conflist")
     {
         @Override
-        Primary lay(RuntimeNode node)
+        public Primary lay(RuntimeNode node)
         {
             Net net = Net.of(node, this, "0.4.0");
             Path conf = write(node.conf("10-bridge.conf"), node.primarySingle(net.name, net.cniVersion, net.bridge, net.subnet));
@@ -43,7 +43,7 @@ enum Layout
     OCI_RELATIVE_LINK("oci", "an OCI-style relative link to a .conflist-current")
     {
         @Override
-        Primary lay(RuntimeNode node)
+        public Primary lay(RuntimeNode node)
         {
             Net net = Net.of(node, this, "0.3.1");
             Path current = write(node.conf("10-oci.conflist-current"), node.primaryList(net.name, net.cniVersion, net.bridge, net.subnet));
@@ -54,7 +54,7 @@ enum Layout
     ABSOLUTE_LINK("abslink", "an absolute link to a file in another directory")
     {
         @Override
-        Primary lay(RuntimeNode node)
+        public Primary lay(RuntimeNode node)
         {
             Net net = Net.of(node, this, "1.0.0");
             // Outside the conf dir's parent, so the allowed roots must name it (YAML, as an operator would).
@@ -68,7 +68,7 @@ enum Layout
     CILIUM_NAMED("cilium", "a Cilium-named file, 05-cilium.conflist")
     {
         @Override
-        Primary lay(RuntimeNode node)
+        public Primary lay(RuntimeNode node)
         {
             Net net = Net.of(node, this, "0.3.1");
             Path file = write(node.conf("05-cilium.conflist"), node.primaryList(net.name, net.cniVersion, net.bridge, net.subnet));
@@ -85,13 +85,13 @@ enum Layout
         this.description = description;
     }
 
-    String label()
+    public String label()
     {
         return label;
     }
 
     /** Writes the primary's files into the node's conf dir (and elsewhere, for a link). */
-    abstract Primary lay(RuntimeNode node);
+    public abstract Primary lay(RuntimeNode node);
 
     @Override
     public String toString()
@@ -99,7 +99,7 @@ enum Layout
         return description;
     }
 
-    static Path write(Path file, String content)
+    public static Path write(Path file, String content)
     {
         try {
             Files.createDirectories(file.getParent());
@@ -110,7 +110,7 @@ enum Layout
         }
     }
 
-    static Path link(Path link, String target)
+    public static Path link(Path link, String target)
     {
         try {
             return Files.createSymbolicLink(link, Path.of(target));
@@ -152,10 +152,10 @@ enum Layout
      * @param linkText       the link's text, when the entry is a link
      * @param original       the primary's configuration before install
      */
-    record Primary(Layout layout, String network, String cniVersion, String bridge, String subnet, List<String> primaryTypes, Path installedEntry,
+    public record Primary(Layout layout, String network, String cniVersion, String bridge, String subnet, List<String> primaryTypes, Path installedEntry,
                    Path installedFile, Path restoredEntry, Path restoredFile, Optional<String> linkText, JsonNode original)
     {
-        Primary
+        public Primary
         {
             requireNonNull(layout, "layout is null");
             primaryTypes = List.copyOf(primaryTypes);
@@ -163,12 +163,12 @@ enum Layout
         }
 
         /** The subnet's first three octets and a dot, e.g. "10.231.4.". */
-        String subnetPrefix()
+        public String subnetPrefix()
         {
             return subnet.substring(0, subnet.lastIndexOf('.') + 1);
         }
 
-        String originalText()
+        public String originalText()
         {
             return new String(CniJson.write(original), StandardCharsets.UTF_8);
         }

@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The host's network objects the tests make, and removing them again: namespaces, links, CNI caches, mounts. */
-final class Network
+public final class Network
 {
     /** Where libcni caches each attachment's result (podman uses the default). */
     static final Path CNI_RESULT_CACHE = Path.of("/var/lib/cni/results");
@@ -22,25 +22,25 @@ final class Network
 
     private Network() {}
 
-    static Path addNamespace(String name)
+    public static Path addNamespace(String name)
     {
         Commands.ok("ip", "netns", "add", name);
         return Path.of("/var/run/netns", name);
     }
 
-    static void deleteNamespace(String name)
+    public static void deleteNamespace(String name)
     {
         if (Files.exists(Path.of("/var/run/netns", name))) {
             Commands.ok("ip", "netns", "delete", name);
         }
     }
 
-    static boolean linkExists(String name)
+    public static boolean linkExists(String name)
     {
         return Commands.run("ip", "link", "show", "dev", name).code() == 0;
     }
 
-    static void deleteLink(String name)
+    public static void deleteLink(String name)
     {
         if (linkExists(name)) {
             Commands.ok("ip", "link", "delete", "dev", name);
@@ -48,13 +48,13 @@ final class Network
     }
 
     /** The IPv4 address and prefix of an interface, as {@code ip -4 -o addr} prints it (also inside a container). */
-    static Optional<String> ipv4(String ipOutput)
+    public static Optional<String> ipv4(String ipOutput)
     {
         Matcher matcher = INET.matcher(ipOutput);
         return matcher.find() ? Optional.of(matcher.group(1) + "/" + matcher.group(2)) : Optional.empty();
     }
 
-    static void deleteNamespaces(String prefix)
+    public static void deleteNamespaces(String prefix)
     {
         for (String line : Commands.ok("ip", "netns", "list").out().lines().toList()) {
             String name = line.split("\\s+")[0];
@@ -64,7 +64,7 @@ final class Network
         }
     }
 
-    static void deleteLinks(String prefix)
+    public static void deleteLinks(String prefix)
     {
         for (String line : Commands.ok("ip", "-o", "link", "show").out().lines().toList()) {
             // "12: ccab12301: <BROADCAST,...>" or "13: veth1@if2: ..."
@@ -78,7 +78,7 @@ final class Network
         }
     }
 
-    static void deleteCachedResults(String networkPrefix)
+    public static void deleteCachedResults(String networkPrefix)
     {
         if (!Files.isDirectory(CNI_RESULT_CACHE)) {
             return;
@@ -94,7 +94,7 @@ final class Network
     }
 
     /** Unmounts whatever podman or runc left mounted below a directory, deepest first. */
-    static void unmountUnder(Path dir)
+    public static void unmountUnder(Path dir)
     {
         List<String> mountPoints = new ArrayList<>();
         try {

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * podman with its CNI backend reading one node's conf and bin dirs, and the sandbox's storage. It runs the
  * networks through the real CNI library, reading the directory again on every command, as a node's runtime does.
  */
-final class Podman
+public final class Podman
 {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
 
@@ -25,7 +25,7 @@ final class Podman
         this.containersConf = containersConf;
     }
 
-    Commands.Result podman(String... args)
+    public Commands.Result podman(String... args)
     {
         List<String> command = new ArrayList<>(List.of("podman"));
         command.addAll(List.of(args));
@@ -37,21 +37,21 @@ final class Podman
      *
      * @return its full id, the {@code CNI_CONTAINERID} its plugins get
      */
-    String start(String network, String name)
+    public String start(String network, String name)
     {
         Commands.Result run = podman("run", "--detach", "--pull=never", "--name", name, "--network", network, sandbox.image(), "sleep", "600").ok();
         return run.out().trim();
     }
 
     /** The container's eth0 address with its prefix, as the container itself sees it. */
-    String address(String container)
+    public String address(String container)
     {
         Commands.Result ip = podman("exec", container, "ip", "-4", "-o", "addr", "show", "dev", "eth0").ok();
         return Network.ipv4(ip.out()).orElseThrow(() -> new AssertionError("no IPv4 address on eth0:\n" + ip));
     }
 
     /** Removes a container; its network is torn down (CNI DEL) on the way. */
-    void remove(String container)
+    public void remove(String container)
     {
         podman("rm", "--force", "--time", "0", container).ok();
     }
@@ -61,7 +61,7 @@ final class Podman
      *
      * @return the address with its prefix
      */
-    String runOnce(String network)
+    public String runOnce(String network)
     {
         Commands.Result run = podman("run", "--rm", "--pull=never", "--network", network, sandbox.image(), "ip", "-4", "-o", "addr", "show", "dev", "eth0");
         assertThat(run.code()).as(run.toString()).isZero();
@@ -69,12 +69,12 @@ final class Podman
     }
 
     /** The networks podman finds in the conf dir. */
-    List<String> networks()
+    public List<String> networks()
     {
         return podman("network", "ls", "--format", "{{.Name}}").ok().out().lines().map(String::trim).toList();
     }
 
-    void removeAll()
+    public void removeAll()
     {
         podman("rm", "--all", "--force", "--time", "0").ok();
     }

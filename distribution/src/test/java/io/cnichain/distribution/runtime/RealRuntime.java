@@ -16,6 +16,6 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("real-runtime")
 @ExtendWith(RealRuntimeExtension.class)
-@interface RealRuntime
+public @interface RealRuntime
 {
 }

@@ -34,10 +34,10 @@ import static java.util.Objects.requireNonNull;
  * ROOT/calls                  the stand-in's record of every call
  * </pre>
  */
-final class RuntimeNode
+public final class RuntimeNode
         implements AutoCloseable
 {
-    static final String PLUGIN = "linkerd-cni";
+    public static final String PLUGIN = "linkerd-cni";
 
     private final Sandbox sandbox;
     private final int index;
@@ -56,7 +56,7 @@ final class RuntimeNode
         this.root = root;
     }
 
-    static RuntimeNode create(Sandbox sandbox, int index, String label)
+    public static RuntimeNode create(Sandbox sandbox, int index, String label)
     {
         Path root = sandbox.dir().resolve(String.format("%02d-%s", index, label));
         RuntimeNode node = new RuntimeNode(sandbox, index, label, root);
@@ -93,89 +93,89 @@ final class RuntimeNode
         Files.setPosixFilePermissions(standIn, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
-    String label()
+    public String label()
     {
         return label;
     }
 
-    Sandbox sandbox()
+    public Sandbox sandbox()
     {
         return sandbox;
     }
 
-    Path root()
+    public Path root()
     {
         return root;
     }
 
-    Path confDir()
+    public Path confDir()
     {
         return root.resolve("etc/cni/net.d");
     }
 
-    Path conf(String name)
+    public Path conf(String name)
     {
         return confDir().resolve(name);
     }
 
-    Path binDir()
+    public Path binDir()
     {
         return root.resolve("opt/cni/bin");
     }
 
-    Path installedPlugin()
+    public Path installedPlugin()
     {
         return binDir().resolve(PLUGIN);
     }
 
-    Path imageBinDir()
+    public Path imageBinDir()
     {
         return root.resolve("image/opt/cni/bin");
     }
 
-    Path serviceAccountDir()
+    public Path serviceAccountDir()
     {
         return root.resolve("serviceaccount");
     }
 
-    Path callLog()
+    public Path callLog()
     {
         return root.resolve("calls");
     }
 
-    Path ipamDir()
+    public Path ipamDir()
     {
         return root.resolve("ipam");
     }
 
-    Path containersConf()
+    public Path containersConf()
     {
         return root.resolve("containers.conf");
     }
 
-    Path kubeconfig()
+    public Path kubeconfig()
     {
         return conf("ZZZ-linkerd-cni-kubeconfig");
     }
 
-    StandInLog standIn()
+    public StandInLog standIn()
     {
         return new StandInLog(callLog());
     }
 
-    Podman podman()
+    public Podman podman()
     {
         return new Podman(sandbox, containersConf());
     }
 
     /** The YAML file given to every launcher run, if the layout needs one. */
-    Optional<Path> yaml()
+    public Optional<Path> yaml()
     {
         return yaml;
     }
 
     /** Writes a YAML configuration the launcher gets with {@code --config}. */
-    Path yaml(String content)
+    public Path yaml(String content)
     {
         try {
             Path file = Files.writeString(root.resolve("cni-chain.yaml"), content);
@@ -188,13 +188,13 @@ final class RuntimeNode
     }
 
     /** A network name unique to this run; podman finds a network by it. */
-    String network(String suffix)
+    public String network(String suffix)
     {
         return sandbox.networkPrefix() + index + "-" + suffix;
     }
 
     /** A bridge name unique to this run, at most 15 characters. */
-    String bridge(String suffix)
+    public String bridge(String suffix)
     {
         String name = sandbox.bridgePrefix() + String.format("%02d", index) + suffix;
         if (name.length() > 15) {
@@ -205,7 +205,7 @@ final class RuntimeNode
     }
 
     /** A network namespace for driving the plugins directly, deleted on close. */
-    Path namespace(String suffix)
+    public Path namespace(String suffix)
     {
         String name = sandbox.networkPrefix() + index + "-" + suffix;
         namespaces.add(name);
@@ -220,7 +220,7 @@ final class RuntimeNode
      * @param subnet the pod subnet
      * @return the plugin list
      */
-    ArrayNode primaryPlugins(String bridge, String subnet)
+    public ArrayNode primaryPlugins(String bridge, String subnet)
     {
         ArrayNode plugins = CniJson.mapper().createArrayNode();
         plugins.add(bridgePlugin(bridge, subnet));
@@ -231,7 +231,7 @@ final class RuntimeNode
         return plugins;
     }
 
-    ObjectNode bridgePlugin(String bridge, String subnet)
+    public ObjectNode bridgePlugin(String bridge, String subnet)
     {
         ObjectNode plugin = CniJson.mapper().createObjectNode();
         plugin.put("type", "bridge");
@@ -248,7 +248,7 @@ final class RuntimeNode
     }
 
     /** A conflist of the primary plugins. */
-    String primaryList(String network, String cniVersion, String bridge, String subnet)
+    public String primaryList(String network, String cniVersion, String bridge, String subnet)
     {
         ObjectNode list = CniJson.mapper().createObjectNode();
         list.put("cniVersion", cniVersion);
@@ -258,7 +258,7 @@ final class RuntimeNode
     }
 
     /** A single-plugin configuration ({@code .conf}): the bridge alone. */
-    String primarySingle(String network, String cniVersion, String bridge, String subnet)
+    public String primarySingle(String network, String cniVersion, String bridge, String subnet)
     {
         ObjectNode single = CniJson.mapper().createObjectNode();
         single.put("cniVersion", cniVersion);
@@ -268,7 +268,7 @@ final class RuntimeNode
     }
 
     /** The flags every launcher run gets: the host itself as the host root, this node's dirs. */
-    List<String> flags()
+    public List<String> flags()
     {
         List<String> flags = new ArrayList<>(List.of("--host-root", "/", "--conf-dir", confDir().toString(), "--bin-dir", binDir().toString(),
                 "--service-account-dir", serviceAccountDir().toString()));
@@ -276,17 +276,17 @@ final class RuntimeNode
         return flags;
     }
 
-    Commands.Result install()
+    public Commands.Result install()
     {
         return Launcher.run(this, "install");
     }
 
-    Commands.Result uninstall()
+    public Commands.Result uninstall()
     {
         return Launcher.run(this, "uninstall");
     }
 
-    static String read(Path file)
+    public static String read(Path file)
     {
         try {
             return Files.readString(file);
@@ -296,7 +296,7 @@ final class RuntimeNode
         }
     }
 
-    static JsonNode json(Path file)
+    public static JsonNode json(Path file)
     {
         try {
             return CniJson.parse(Files.readAllBytes(file));
@@ -306,7 +306,7 @@ final class RuntimeNode
         }
     }
 
-    static List<String> pluginTypes(JsonNode config)
+    public static List<String> pluginTypes(JsonNode config)
     {
         List<String> types = new ArrayList<>();
         if (config.has("plugins")) {

@@ -12,12 +12,12 @@ import java.util.Set;
  * What the real-runtime suite needs on the machine: root, the tools, the real CNI plugins and a static busybox
  * for the test image. The suite installs nothing; {@code .ci/run} installs the packages.
  */
-final class RuntimeRequirements
+public final class RuntimeRequirements
 {
-    static final Path PLUGIN_DIR = Path.of("/usr/lib/cni");
-    static final List<String> PLUGINS = List.of("bridge", "host-local", "portmap", "loopback");
-    static final Path BUSYBOX = Path.of("/bin/busybox");
-    static final String PACKAGES = "containernetworking-plugins podman buildah runc busybox-static jq iproute2 iptables inotify-tools e2fsprogs";
+    public static final Path PLUGIN_DIR = Path.of("/usr/lib/cni");
+    public static final List<String> PLUGINS = List.of("bridge", "host-local", "portmap", "loopback");
+    public static final Path BUSYBOX = Path.of("/bin/busybox");
+    public static final String PACKAGES = "containernetworking-plugins podman buildah runc busybox-static jq iproute2 iptables inotify-tools e2fsprogs";
 
     private static final List<String> COMMANDS = List.of("podman", "buildah", "runc", "conmon", "ip", "iptables", "jq", "inotifywait", "chattr", "ldd");
 
@@ -26,7 +26,7 @@ final class RuntimeRequirements
     /**
      * @return one line per missing requirement; empty when the suite can run
      */
-    static List<String> missing()
+    public static List<String> missing()
     {
         List<String> missing = new ArrayList<>();
         if (!isRoot()) {
@@ -51,12 +51,12 @@ final class RuntimeRequirements
         return missing;
     }
 
-    static boolean inCi()
+    public static boolean inCi()
     {
         return "true".equalsIgnoreCase(System.getenv("CI"));
     }
 
-    static java.util.Optional<Path> which(String command)
+    public static java.util.Optional<Path> which(String command)
     {
         Set<String> dirs = new LinkedHashSet<>(List.of(System.getenv().getOrDefault("PATH", "").split(":")));
         dirs.addAll(List.of("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"));

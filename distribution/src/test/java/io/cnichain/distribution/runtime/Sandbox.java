@@ -19,7 +19,7 @@ import java.util.stream.Stream;
  * tiny image built from scratch with a static busybox. Closing it removes everything the suite made, also what a
  * failed test left behind: containers, mounts, files, bridges, namespaces, iptables chains, CNI result caches.
  */
-final class Sandbox
+public final class Sandbox
         implements AutoCloseable
 {
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -47,7 +47,7 @@ final class Sandbox
         this.iptables = IptablesJanitor.baseline(List.of("ccrt-" + runId, "10." + subnetOctet + "."));
     }
 
-    static Sandbox create()
+    public static Sandbox create()
     {
         String runId = randomId(5);
         try {
@@ -89,7 +89,7 @@ final class Sandbox
      * podman needs on these machines (runc, cgroupfs, explicit ulimits below the hard limits); its state, locks and
      * events stay in the sandbox.
      */
-    void writeContainersConf(Path file, Path confDir, Path binDir)
+    public void writeContainersConf(Path file, Path confDir, Path binDir)
             throws IOException
     {
         Files.writeString(file, """
@@ -114,7 +114,7 @@ final class Sandbox
     }
 
     /** The environment podman and buildah need for this sandbox, with a node's containers.conf. */
-    Map<String, String> containersEnv(Path containersConf)
+    public Map<String, String> containersEnv(Path containersConf)
     {
         Map<String, String> env = new HashMap<>();
         env.put("CONTAINERS_CONF", containersConf.toString());
@@ -146,17 +146,17 @@ final class Sandbox
         Commands.run(command, env, java.util.Optional.empty(), Commands.DEFAULT_TIMEOUT).ok();
     }
 
-    String runId()
+    public String runId()
     {
         return runId;
     }
 
-    Path dir()
+    public Path dir()
     {
         return dir;
     }
 
-    String image()
+    public String image()
     {
         return image;
     }
@@ -165,7 +165,7 @@ final class Sandbox
      * @param label a short name for the test's layout
      * @return a new node: its own dirs, network names, bridge names and subnets
      */
-    synchronized RuntimeNode node(String label)
+    public synchronized RuntimeNode node(String label)
     {
         int index = nodes.incrementAndGet();
         RuntimeNode node = RuntimeNode.create(this, index, label);
@@ -173,13 +173,13 @@ final class Sandbox
         return node;
     }
 
-    synchronized void closed(RuntimeNode node)
+    public synchronized void closed(RuntimeNode node)
     {
         open.remove(node);
     }
 
     /** A /24 no one else on this machine routes, and not podman's default 10.88.0.0/16. */
-    synchronized String subnet()
+    public synchronized String subnet()
     {
         int third = subnets.incrementAndGet();
         if (third > 254) {
@@ -188,12 +188,12 @@ final class Sandbox
         return "10." + subnetOctet + "." + third + ".0/24";
     }
 
-    String networkPrefix()
+    public String networkPrefix()
     {
         return "ccrt-" + runId + "-";
     }
 
-    String bridgePrefix()
+    public String bridgePrefix()
     {
         return "cc" + runId;
     }
@@ -226,7 +226,7 @@ final class Sandbox
         }
     }
 
-    static void bestEffort(List<String> problems, String what, Runnable step)
+    public static void bestEffort(List<String> problems, String what, Runnable step)
     {
         try {
             step.run();
@@ -236,7 +236,7 @@ final class Sandbox
         }
     }
 
-    static void deleteTree(Path root)
+    public static void deleteTree(Path root)
     {
         if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 import static java.util.Objects.requireNonNull;
 
 /** What the stand-in {@code linkerd-cni} recorded: one file per call, named in call order. */
-final class StandInLog
+public final class StandInLog
 {
     private final Path dir;
 
@@ -29,7 +29,7 @@ final class StandInLog
     }
 
     /** Every call, VERSION queries included, in order. */
-    List<Call> all()
+    public List<Call> all()
     {
         try (Stream<Path> files = Files.list(dir)) {
             List<Call> calls = new ArrayList<>();
@@ -44,7 +44,7 @@ final class StandInLog
     }
 
     /** The calls that act on a container's network (ADD, CHECK, DEL), in order. */
-    List<Call> calls()
+    public List<Call> calls()
     {
         return all().stream().filter(call -> !call.command().equals("VERSION")).toList();
     }
@@ -53,7 +53,7 @@ final class StandInLog
      * The calls, once there are at least {@code count}: podman may finish a container's teardown (DEL) a moment
      * after the command that removed it returned.
      */
-    List<Call> awaitCalls(int count)
+    public List<Call> awaitCalls(int count)
     {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         List<Call> calls = calls();
@@ -80,16 +80,16 @@ final class StandInLog
      * @param env         the whole environment
      * @param config      its stdin, parsed
      */
-    record Call(String command, String containerId, String netns, String ifName, Map<String, String> env, JsonNode config)
+    public record Call(String command, String containerId, String netns, String ifName, Map<String, String> env, JsonNode config)
     {
-        Call
+        public Call
         {
             requireNonNull(command, "command is null");
             env = Map.copyOf(env);
             requireNonNull(config, "config is null");
         }
 
-        static Call parse(Path file)
+        public static Call parse(Path file)
         {
             try {
                 JsonNode record = CniJson.mapper().readTree(Files.readString(file, StandardCharsets.UTF_8));
@@ -104,13 +104,13 @@ final class StandInLog
             }
         }
 
-        Optional<JsonNode> prevResult()
+        public Optional<JsonNode> prevResult()
         {
             return Optional.ofNullable(config.get("prevResult"));
         }
 
         /** The addresses in prevResult, "10.0.0.2/24" form. */
-        List<String> prevAddresses()
+        public List<String> prevAddresses()
         {
             List<String> addresses = new ArrayList<>();
             prevResult().ifPresent(result -> result.path("ips").forEach(ip -> addresses.add(ip.path("address").asText())));
@@ -118,7 +118,7 @@ final class StandInLog
         }
 
         /** The interface names in prevResult. */
-        List<String> prevInterfaces()
+        public List<String> prevInterfaces()
         {
             List<String> names = new ArrayList<>();
             prevResult().ifPresent(result -> result.path("interfaces").forEach(i -> names.add(i.path("name").asText())));

@@ -1,0 +1,214 @@
+package io.cnichain.distribution.image;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.core.json.CniJson;
+import io.cnichain.distribution.kubernetes.AgentResources;
+import io.cnichain.distribution.runtime.Commands;
+import io.cnichain.distribution.runtime.Layout;
+import io.cnichain.distribution.runtime.RealRuntime;
+import io.cnichain.distribution.runtime.RuntimeNode;
+import io.cnichain.distribution.runtime.Sandbox;
+import io.cnichain.distribution.runtime.Steps;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The image itself: one archive with both tags, nothing in it but the Java runtime, its shared libraries, the
+ * agent and busybox, every command of the agent working on the linked runtime (so no module it loads was left
+ * out), and the agent as the container's PID 1, within the DaemonSet's memory, stopping cleanly on SIGTERM.
+ */
+@RealRuntime
+class ImageIT
+{
+    private static final long MAX_IMAGE_BYTES = 60L * 1000 * 1000;
+    private static final Set<String> BIN = Set.of("bin/busybox", "bin/sh", "bin/kill", "bin/sleep");
+    private static final Pattern SHARED_LIBRARY = Pattern.compile("(lib|lib64|usr/lib|usr/lib64)(/[\\w.+-]+)*/[\\w.+-]+\\.so(\\.\\d+)*");
+    private static final long CLOCK_TICKS = 100;
+    private static final int REWRITES = 10;
+
+    private Sandbox sandbox;
+    private RuntimeNode node;
+    private String image;
+
+    @BeforeEach
+    void setUp(Sandbox sandbox)
+    {
+        this.sandbox = sandbox;
+        node = sandbox.node("image");
+        image = ImageUnderTest.load(sandbox, node);
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        node.close();
+    }
+
+    @Test
+    void archiveHoldsOneImageWithTheVersionAndLatestAndTheAgentAsEntrypoint()
+    {
+        JsonNode manifest = CniJson.parse(Commands.ok("tar", "-xOf", ImageUnderTest.TAR.toString(), "manifest.json").out().getBytes(StandardCharsets.UTF_8));
+        assertThat(manifest).hasSize(1);
+        List<String> tags = new ArrayList<>();
+        manifest.get(0).get("RepoTags").forEach(tag -> tags.add(tag.asText()));
+        assertThat(tags).containsExactlyInAnyOrder("docker.io/library/cni-chain:" + ImageUnderTest.VERSION, "docker.io/library/cni-chain:latest");
+
+        JsonNode config = CniJson.parse(node.podman().podman("image", "inspect", image).ok().out().getBytes(StandardCharsets.UTF_8)).get(0).get("Config");
+        assertThat(config.get("Entrypoint")).hasToString("[\"/opt/cni-chain/bin/cni-chain\"]");
+        assertThat(config.get("Cmd")).hasToString("[\"run\",\"--config\",\"/opt/cni-chain/conf/cni-chain.yaml\"]");
+        assertThat(config.get("User").asText()).isEqualTo("0:0");
+        assertThat(config.get("Env").toString()).contains("JAVA_HOME=/opt/java");
+        long size = Long.parseLong(node.podman().podman("image", "inspect", "--format", "{{.Size}}", image).ok().out().trim());
+        Steps.say("image " + image + ": " + size / 1000 + " kB uncompressed, tags " + tags);
+        assertThat(size).as("uncompressed image size").isLessThan(MAX_IMAGE_BYTES);
+    }
+
+    @Test
+    void holdsTheRuntimeItsLibrariesTheAgentAndBusyboxOnly()
+    {
+        JsonNode manifest = CniJson.parse(Commands.ok("tar", "-xOf", ImageUnderTest.TAR.toString(), "manifest.json").out().getBytes(StandardCharsets.UTF_8));
+        assertThat(manifest.get(0).get("Layers")).as("one layer").hasSize(1);
+        String layer = manifest.get(0).get("Layers").get(0).asText();
+        List<String> entries = Commands.ok("sh", "-c", "tar -xOf \"$0\" \"$1\" | tar -t", ImageUnderTest.TAR.toString(), layer).out().lines()
+                .map(line -> line.replaceFirst("^\\./", "").replaceFirst("/$", "")).filter(line -> !line.isEmpty() && !line.equals(".")).toList();
+        Set<String> elsewhere = new TreeSet<>();
+        for (String entry : entries) {
+            boolean directory = entries.stream().anyMatch(other -> other.startsWith(entry + "/"));
+            if (!directory && !entry.startsWith("opt/java/") && !entry.startsWith("opt/cni-chain/")) {
+                elsewhere.add(entry);
+            }
+        }
+        assertThat(elsewhere).as("files outside /opt/java and /opt/cni-chain").allSatisfy(entry ->
+                assertThat(BIN.contains(entry) || SHARED_LIBRARY.matcher(entry).matches() || entry.equals("tmp")).as(entry).isTrue());
+        assertThat(elsewhere).containsAll(BIN);
+        assertThat(entries).contains("opt/cni-chain/bin/cni-chain", "opt/cni-chain/conf/cni-chain.yaml", "opt/java/bin/java", "opt/cni-chain/plugins");
+        assertThat(entries).filteredOn(entry -> entry.startsWith("opt/cni-chain/plugins/")).as("no plugin jar").isEmpty();
+        assertThat(entries).filteredOn(entry -> entry.startsWith("opt/java/bin/")).as("the runtime's commands").containsExactly("opt/java/bin/java");
+
+        List<String> modules = run("--entrypoint", "/opt/java/bin/java", image, "--list-modules").ok().out().lines()
+                .map(line -> line.replaceFirst("@.*", "")).toList();
+        assertThat(modules).as("the modules jlink linked").containsExactlyInAnyOrder("java.base", "jdk.httpserver", "jdk.unsupported");
+        Steps.say("image holds " + entries.size() + " entries; outside /opt: " + elsewhere + "; modules " + modules);
+    }
+
+    @Test
+    void everyCommandRunsOnTheLinkedRuntimeWithAReadOnlyRoot()
+            throws IOException
+    {
+        assertThat(run(image, "--version").ok().out()).contains("cni-chain " + ImageUnderTest.VERSION);
+
+        Path examplePlugins = Path.of(System.getProperty("cnichain.examplePlugins", "target/example-plugins")).toAbsolutePath();
+        Commands.Result adapters = run("--volume", examplePlugins + ":/opt/cni-chain/plugins:ro", image, "adapters").ok();
+        assertThat(adapters.out()).as("a plugin jar loaded through pf4j").contains("aws-vpc-cni", "plugin jar /opt/cni-chain/plugins/");
+
+        Layout.PLAIN_CONFLIST.lay(node);
+        Commands.Result detect = run("--volume", node.confDir() + ":/host/etc/cni/net.d:ro", image, "detect", "--output", "json").ok();
+        assertThat(CniJson.parse(detect.out().getBytes(StandardCharsets.UTF_8)).path("chosen").asText()).isEqualTo("generic-symlink");
+
+        Commands.Result demo = run(image, "demo", "--platform", "oci");
+        assertThat(demo.code()).as(demo.toString()).isZero();
+        assertThat(demo.out()).contains("every link kept");
+    }
+
+    @Test
+    void agentIsPidOneWithinTheDaemonSetsMemoryAndStopsCleanlyOnSigterm()
+            throws IOException, InterruptedException
+    {
+        Layout.Primary primary = Layout.PLAIN_CONFLIST.lay(node);
+        Path pluginBin = AgentContainer.copyPluginBinary(node, PluginImage.build(sandbox, node));
+        AgentContainer agent = AgentContainer.start(node, image, pluginBin, AgentContainer.nodeEnv(node), List.of("CHOWN"));
+        Duration ready = agent.awaitReady(Duration.ofSeconds(60));
+        Path proc = Path.of("/proc", Long.toString(agent.pid()));
+        assertThat(Files.readSymbolicLink(proc.resolve("exe"))).hasToString("/opt/java/bin/java");
+        assertThat(status(proc, "NSpid")).as("PID 1 in the container").endsWith("\t1");
+        long startCpu = cpuMillis(proc);
+        long startRss = kilobytes(status(proc, "VmRSS"));
+
+        // As a primary does on restarts: a complete new file renamed over the old one, re-patched every time. Paced
+        // apart by more than the 250 ms within which an undone write counts towards a fight (and a back-off).
+        for (int i = 0; i < REWRITES; i++) {
+            Thread.sleep(300);
+            Path temp = primary.installedFile().resolveSibling(".rewrite" + i);
+            Files.writeString(temp, primary.originalText());
+            Files.move(temp, primary.installedFile(), StandardCopyOption.ATOMIC_MOVE);
+            awaitPatched(agent, primary.installedFile());
+        }
+        long peakRss = kilobytes(status(proc, "VmHWM"));
+        long limit = AgentResources.memoryLimitBytes() / 1024;
+        Steps.say("agent in the image: ready after " + ready.toMillis() + " ms, " + startCpu + " ms of CPU to get there, " + startRss / 1024
+                + " MiB resident; after " + REWRITES + " re-patches " + cpuMillis(proc) + " ms of CPU, peak " + peakRss / 1024 + " MiB (DaemonSet: request "
+                + AgentResources.memoryRequestBytes() / 1024 / 1024 + " MiB, limit " + limit / 1024 + " MiB)");
+        assertThat(peakRss).as("peak resident KiB below the DaemonSet's memory limit").isLessThan(limit);
+
+        agent.stop(30);
+        assertThat(agent.awaitExit()).as(agent.logs()).isZero();
+        assertThat(RuntimeNode.json(primary.installedFile())).isEqualTo(primary.original());
+        assertThat(node.installedPlugin()).doesNotExist();
+        assertThat(node.kubeconfig()).doesNotExist();
+    }
+
+    private Commands.Result run(String... args)
+    {
+        List<String> command = new ArrayList<>(List.of("run", "--rm", "--pull", "never", "--network", "none", "--read-only", "--read-only-tmpfs=false",
+                "--tmpfs", "/tmp:rw,size=16m", "--cap-drop", "all", "--security-opt", "no-new-privileges"));
+        command.addAll(List.of(args));
+        return node.podman().podman(command.toArray(String[]::new));
+    }
+
+    private static void awaitPatched(AgentContainer agent, Path file)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                List<String> types = RuntimeNode.pluginTypes(RuntimeNode.json(file));
+                if (types.get(types.size() - 1).equals(RuntimeNode.PLUGIN)) {
+                    return;
+                }
+            }
+            catch (RuntimeException notYet) {
+                // being replaced
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(file + " not patched again within 20 s:\n" + agent.logs());
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private static String status(Path proc, String field)
+            throws IOException
+    {
+        return Files.readAllLines(proc.resolve("status")).stream().filter(line -> line.startsWith(field + ":")).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + field + " in " + proc.resolve("status")));
+    }
+
+    private static long kilobytes(String statusLine)
+    {
+        return Long.parseLong(statusLine.replaceAll("[^0-9]", ""));
+    }
+
+    /** utime + stime of the process, in milliseconds. */
+    private static long cpuMillis(Path proc)
+            throws IOException
+    {
+        String stat = Files.readString(proc.resolve("stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 1000 / CLOCK_TICKS;
+    }
+}
