@@ -176,6 +176,16 @@ timed libraries
 cp -a "$dist" "$rootfs/opt/cni-chain"
 chmod 0755 "$rootfs/opt/cni-chain/plugins"
 
+# 3b. The class-data archive (src/build/train-archive.sh): the one Maven made serves only Maven's JDK in Maven's
+#     directory, so it is dropped. From Java 25 on the image gets its own, an AOT cache made by a training run of the
+#     agent with the image's runtime; it stays valid once the directories are /opt/java and /opt/cni-chain. Java 17
+#     cannot move an archive, and would need a base archive in the runtime as well (+22 MB): a Java 17 image has none.
+rm -f "$rootfs/opt/cni-chain/lib/cni-chain.jsa"
+if [ "$feature" -ge 25 ]; then
+    bash "$(dirname "$0")/../build/train-archive.sh" "$rootfs/opt/cni-chain" "$rootfs/opt/java"
+    timed "AOT cache"
+fi
+
 # 4. /bin/sh, kill and sleep for preStop hooks and the launcher (busybox's sh runs its own applets, such as the
 #    launcher's dirname, without links), and /tmp, where an emptyDir or tmpfs is mounted (the root is read-only).
 mkdir -p "$rootfs/bin" "$rootfs/tmp"
