@@ -49,7 +49,8 @@ final class HostProgram
 
     /**
      * The JVM options the launcher passes, found by running it with a stand-in {@code java} that prints its
-     * arguments; options naming the distribution (its home, its class-data archive) are the agent's own and left out.
+     * arguments; options naming the distribution (its home) and those of its class-data archive are the agent's own
+     * and left out.
      */
     static List<String> launcherOptions(Path dist, Path javaHome)
             throws IOException, InterruptedException
@@ -74,7 +75,9 @@ final class HostProgram
                 if (arg.equals("-cp") || arg.equals("-jar")) {
                     break;
                 }
-                if (!arg.contains(home) && !arg.contains(dist.toString())) {
+                // The class-data archive is the agent's own: the floor gets the JDK's default, as any program does.
+                boolean archive = arg.startsWith("-Xshare") || arg.startsWith("-Xlog:cds") || arg.startsWith("-XX:SharedArchiveFile");
+                if (!archive && !arg.contains(home) && !arg.contains(dist.toString())) {
                     options.add(arg);
                 }
             }

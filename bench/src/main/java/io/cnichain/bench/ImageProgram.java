@@ -34,7 +34,8 @@ final class ImageProgram
     static Program load(Path tar)
             throws IOException, InterruptedException
     {
-        Path storage = Files.createTempDirectory("cni-chain-bench-podman-");
+        // Short: podman refuses a runroot longer than 50 characters.
+        Path storage = Files.createTempDirectory(Path.of("/tmp"), "ccb-");
         ImageProgram program = new ImageProgram(storage, "");
         String out = program.podman("load", "--input", tar.toAbsolutePath().toString());
         String image = out.lines().filter(l -> l.startsWith("Loaded image")).map(l -> l.substring(l.lastIndexOf(' ') + 1).strip())
