@@ -85,11 +85,11 @@ final class RunningLoop
      */
     void barrier()
     {
-        Path file = node.write("barrier-" + ++barriers + ".tmp", "");
+        Path first = node.write("barrier-" + ++barriers + ".tmp", "");
         // After a storm the watch queue may still be in overflow when the barrier is written, and the kernel's event
         // for it is then dropped with the others (the rescan that follows does not log it): another barrier, then.
         long retryAt = System.nanoTime() + BARRIER_RETRY.toNanos();
-        while (count("Ignoring event: CREATE /etc/cni/net.d/" + file.getFileName() + "; not a configuration") == 0
+        while (count("Ignoring event: CREATE /etc/cni/net.d/" + first.getFileName() + "; not a configuration") == 0
                 && System.nanoTime() < retryAt) {
             try {
                 Thread.sleep(2);
@@ -99,15 +99,26 @@ final class RunningLoop
                 throw new AssertionError(e);
             }
         }
-        if (count("Ignoring event: CREATE /etc/cni/net.d/" + file.getFileName() + "; not a configuration") == 0
-                && count("overflow") > 0) {
-            file = node.write("barrier-" + ++barriers + ".tmp", "");
+        boolean lost = count("Ignoring event: CREATE /etc/cni/net.d/" + first.getFileName() + "; not a configuration") == 0 && count("overflow") > 0;
+        Path file = lost ? node.write("barrier-" + ++barriers + ".tmp", "") : first;
+        if (lost) {
+            deleteQuietly(first);
         }
         awaitLog("Ignoring event: CREATE /etc/cni/net.d/" + file.getFileName() + "; not a configuration");
         long started = status.wakeUpsStarted();
         await(() -> status.wakeUpsDone() >= started, () -> "the wake-up that saw " + file + " never ended");
         try {
             Files.delete(file);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteQuietly(Path file)
+    {
+        try {
+            Files.deleteIfExists(file);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
