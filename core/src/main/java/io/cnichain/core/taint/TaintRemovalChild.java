@@ -25,13 +25,14 @@ import static java.util.Objects.requireNonNull;
  * Runs one removal attempt in a child JVM ({@link TaintRemovalMain}): the same {@code java} and class path as the
  * agent, small JVM options, the attempt's arguments on the command line (never the token). Reads the child's
  * {@link ChildLine}s as they come, answers its question before each patch, and kills it at its deadline. Everything
- * runs on the caller's thread: the output is polled while waiting for the child to exit, no reader thread.
+ * runs on the caller's thread: the output is polled while waiting for the child to exit, no reader thread (the JDK
+ * adds its own {@code process reaper} thread, which ends after 60 s idle).
  */
 final class TaintRemovalChild
         implements AttemptRunner
 {
     /** Small and quick: the child lives for a second or so and holds a few kilobytes. */
-    static final List<String> JVM_OPTIONS = List.of("-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx32m", "-Xss512k",
+    static final List<String> JVM_OPTIONS = List.of("-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms8m", "-Xmx32m", "-Xss512k",
             "-XX:-UsePerfData");
     /** The JVM's start on a busy node, on top of the calls' own timeouts. */
     static final Duration START_ALLOWANCE = Duration.ofSeconds(30);
