@@ -47,10 +47,11 @@ optional_modules=(
     java.xml        # Jackson's DOM (de)serializers, looked up by class name only
     java.compiler   # pf4j's annotation processor, a compile-time tool
 )
-# Modules the agent needs that jdeps cannot see (reflection, service loading): none today. java.net.http is not
-# used (the agent only writes the plugin's kubeconfig; it never calls the API server), so neither are TLS
-# providers (jdk.crypto.ec, jdk.crypto.cryptoki).
-extra_modules=()
+# Modules the agent needs that jdeps cannot see (reflection, service loading): the elliptic-curve provider. The
+# start-up taint's removal (java.net.http, which jdeps finds) talks TLS to the API server, whose certificates and key
+# exchange use elliptic curves (Go's TLS offers only X25519 and the NIST curves); without the provider every
+# handshake fails.
+extra_modules=(jdk.crypto.ec)
 
 banner() {
     local rule

@@ -2,7 +2,6 @@ package io.cnichain.core.taint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.install.KubeconfigRenderer;
 import io.cnichain.core.json.CniJson;
 
@@ -28,13 +27,12 @@ import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.Optional;
 
-import static java.util.Objects.requireNonNull;
-
 /**
  * The remover's two calls, {@code GET} and JSON-patch {@code PATCH} of {@code /api/v1/nodes/NAME}, in-cluster. Https
  * only, trusting only the CA file, which is read before every call (the client is rebuilt when it changes); the
  * service-account token is read for every request (the kubelet rotates it). No request is sent unless both were
- * read, and the token only after TLS verified the server's certificate and host name. Used by one thread.
+ * read, and the token only after TLS verified the server's certificate and host name. Used by one thread, in the child
+ * process only ({@link TaintRemovalMain}): loading it would keep the TLS stack and the HTTP client in the agent's memory.
  */
 final class NodeApiClient
 {
@@ -46,24 +44,20 @@ final class NodeApiClient
     private final URI nodeUri;
     private final Path tokenFile;
     private final Path caFile;
-    private final RetryPolicy policy;
+    private final Duration connectTimeout;
+    private final Duration requestTimeout;
     private byte[] trustedPem;
     private HttpClient http;
 
-    /**
-     * @param api      the API server and the service account (host and port must be present)
-     * @param nodeName this node's name
-     * @param policy   the connect and request timeouts
-     */
-    NodeApiClient(ApiServerSettings api, String nodeName, RetryPolicy policy)
+    /** @param attempt the API server, the node, the token and CA files, the timeouts */
+    NodeApiClient(AttemptArguments attempt)
     {
-        this.policy = requireNonNull(policy, "policy is null");
-        this.nodePath = "/api/v1/nodes/" + requireNonNull(nodeName, "nodeName is null");
-        String host = api.host().orElseThrow(() -> new IllegalArgumentException("KUBERNETES_SERVICE_HOST is not set"));
-        String port = api.port().orElseThrow(() -> new IllegalArgumentException("KUBERNETES_SERVICE_PORT is not set"));
-        this.nodeUri = URI.create(KubeconfigRenderer.serverUrl("https", host, port) + nodePath);
-        this.tokenFile = api.tokenFile();
-        this.caFile = api.effectiveCaFile();
+        this.nodePath = "/api/v1/nodes/" + attempt.node();
+        this.nodeUri = URI.create(KubeconfigRenderer.serverUrl("https", attempt.host(), attempt.port()) + nodePath);
+        this.tokenFile = attempt.tokenFile();
+        this.caFile = attempt.caFile();
+        this.connectTimeout = attempt.connectTimeout();
+        this.requestTimeout = attempt.requestTimeout();
     }
 
     /** {@code GET /api/v1/nodes/NAME}. */
@@ -101,23 +95,6 @@ final class NodeApiClient
         throw failure("PATCH", response);
     }
 
-    /**
-     * Drops the client, its connection and its threads, once nothing is left to do.
-     *
-     * @param collect whether to make them go now: JDK 17's {@code HttpClient} has no {@code close()}; its selector
-     *                thread wakes every 3 s until the client is garbage-collected, which in an idle agent may be
-     *                never. One full collection, once in the agent's life, keeps the agent idle when idle.
-     */
-    void release(boolean collect)
-    {
-        boolean created = http != null;
-        http = null;
-        trustedPem = null;
-        if (created && collect) {
-            System.gc();
-        }
-    }
-
     private HttpResponse<byte[]> send(String method, HttpRequest.Builder request)
             throws ApiCallException, InterruptedException
     {
@@ -126,13 +103,13 @@ final class NodeApiClient
         String call = method + " " + nodeUri;
         try {
             return client.send(request.header("Accept", "application/json").header("Authorization", "Bearer " + token)
-                    .timeout(policy.requestTimeout()).build(), HttpResponse.BodyHandlers.ofByteArray());
+                    .timeout(requestTimeout).build(), HttpResponse.BodyHandlers.ofByteArray());
         }
         catch (HttpConnectTimeoutException e) {
-            throw new ApiCallException("connect timeout", call + ": no connection within " + policy.connectTimeout().toMillis() + " ms");
+            throw new ApiCallException("connect timeout", call + ": no connection within " + connectTimeout.toMillis() + " ms");
         }
         catch (HttpTimeoutException e) {
-            throw new ApiCallException("timeout", call + ": no answer within " + policy.requestTimeout().toMillis() + " ms");
+            throw new ApiCallException("timeout", call + ": no answer within " + requestTimeout.toMillis() + " ms");
         }
         catch (ConnectException e) {
             throw new ApiCallException("connection", call + ": cannot connect: " + reason(e));
@@ -157,7 +134,7 @@ final class NodeApiClient
             http = HttpClient.newBuilder()
                     .sslContext(TrustedCa.sslContext(pem, caFile))
                     .version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(policy.connectTimeout())
+                    .connectTimeout(connectTimeout)
                     .followRedirects(HttpClient.Redirect.NEVER)
                     .proxy(HttpClient.Builder.NO_PROXY)
                     .build();

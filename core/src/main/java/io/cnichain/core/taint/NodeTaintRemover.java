@@ -1,6 +1,5 @@
 package io.cnichain.core.taint;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.NodeTaintSettings;
@@ -12,6 +11,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -24,9 +24,14 @@ import static java.util.Objects.requireNonNull;
  * back: on a running node it would evict nothing and only stop scheduling, which is the cluster operator's call.
  *
  * <p>The reconcile loop drives it with one call, {@link #onReadiness(boolean)} after every pass; that call only
- * compares a flag unless readiness changed. The HTTP work runs on the remover's own daemon thread, started the first
+ * compares a flag unless readiness changed. The work runs on the remover's own daemon thread, started the first
  * time the agent is ready, so a slow API server never stalls the loop. The thread ends once the taint is gone, or
  * was never there, or at {@link #close()}.
+ *
+ * <p>The calls themselves are made by a short-lived child JVM, one per attempt ({@link TaintRemovalMain}): the TLS
+ * stack and the HTTP client would otherwise stay in the agent's memory for its whole life. The thread runs the
+ * child, answers its question before each patch (only while the agent is ready), and kills it at its deadline or at
+ * {@link #close()}.
  */
 public final class NodeTaintRemover
         implements AutoCloseable
@@ -42,7 +47,8 @@ public final class NodeTaintRemover
     private final String node;
     private final String key;
     private final RetryPolicy policy;
-    private final ApiServerSettings api;
+    private final AttemptArguments firstAttempt;
+    private final Supplier<AttemptRunner> attempts;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile boolean ready;
@@ -57,16 +63,24 @@ public final class NodeTaintRemover
      */
     public NodeTaintRemover(NodeTaintSettings settings, ApiServerSettings api, RetryPolicy policy)
     {
+        this(settings, api, policy, TaintRemovalChild::likeThisJvm);
+    }
+
+    /** @param attempts what runs the attempts (the agent's: a child JVM each), made on the remover's thread */
+    NodeTaintRemover(NodeTaintSettings settings, ApiServerSettings api, RetryPolicy policy, Supplier<AttemptRunner> attempts)
+    {
         if (!settings.enabled()) {
             throw new IllegalArgumentException("node taint removal is not enabled");
         }
         this.node = settings.nodeName().orElseThrow();
         this.key = settings.key();
         this.policy = requireNonNull(policy, "policy is null");
-        this.api = requireNonNull(api, "api is null");
+        this.attempts = requireNonNull(attempts, "attempts is null");
+        requireNonNull(api, "api is null");
         if (api.host().isEmpty() || api.port().isEmpty()) {
             throw new IllegalArgumentException("the API server's host and port are needed");
         }
+        this.firstAttempt = AttemptArguments.of(api, node, key, policy);
         this.state = new TaintRemovalState(Phase.WAITING_FOR_READINESS, node, key, 0, Optional.empty());
         log.info("Taint {} stays on node {} until the chained plugin is in place", key, node);
     }
@@ -74,7 +88,7 @@ public final class NodeTaintRemover
     /**
      * @param config the agent's configuration
      * @return a remover with the default policy, or empty when {@code nodeTaint.enabled} is false (nothing is
-     *         created then: no thread, no HTTP client)
+     *         created then: no thread, no child process)
      */
     public static Optional<NodeTaintRemover> fromConfig(AgentConfig config)
     {
@@ -118,7 +132,10 @@ public final class NodeTaintRemover
         return state;
     }
 
-    /** Stops the thread, interrupting a request in flight; waits for it at most 2 s. The taint stays as it is. */
+    /**
+     * Stops the thread, killing a child process in flight (a patch it has sent may still be applied); waits for the
+     * thread at most 2 s. The taint stays as it is.
+     */
     @Override
     public void close()
     {
@@ -145,63 +162,51 @@ public final class NodeTaintRemover
 
     private void work()
     {
-        // Built here, not in the constructor: nothing of HTTP or TLS is loaded before the agent is first ready.
-        NodeApiClient api = new NodeApiClient(this.api, node, policy);
+        AttemptRunner runner = attempts.get();
         int errorsInARow = 0;
         int rereadsInARow = 0;
         int failedAttempts = 0;
         String loggedError = null;
         try {
             while (awaitReadiness()) {
-                try {
-                    JsonNode read = api.getNode();
-                    NodeTaints taints = NodeTaints.withKey(read, key);
-                    if (taints.isEmpty()) {
-                        log.info("Node {} has no taint {} (already removed, or registered without it); nothing to do", node, key);
-                        publish(Phase.ABSENT, failedAttempts, Optional.empty());
-                        return;
-                    }
-                    if (!ready) {
-                        continue;
-                    }
-                    int status = api.patchNode(taints.removal());
-                    if (status == 200) {
-                        log.info("Removed taint {} from node {}; pods can be scheduled on it{}", taints.describe(), node,
+                AttemptOutcome outcome = runner.attempt(firstAttempt.withRereadsInARow(rereadsInARow), () -> ready && !closed,
+                        changed -> log.debug("The taints of node {} changed since they were read (HTTP {}); reading them again", node, changed.status()));
+                rereadsInARow = outcome.rereadsInARow();
+                switch (outcome.result()) {
+                    case REMOVED -> {
+                        log.info("Removed taint {} from node {}; pods can be scheduled on it{}", outcome.taints().orElse(key), node,
                                 failedAttempts == 0 ? "" : " (after " + failedAttempts + " failed attempt" + (failedAttempts == 1 ? ")" : "s)"));
                         publish(Phase.REMOVED, failedAttempts, Optional.empty());
                         return;
                     }
-                    rereadsInARow++;
-                    if (rereadsInARow > policy.immediateRereads()) {
-                        throw new ApiCallException("HTTP " + status, "PATCH /api/v1/nodes/" + node + ": HTTP " + status + ", " + rereadsInARow
-                                + " times in a row: the node keeps changing between our read and our patch, or the API server refuses the patch");
-                    }
-                    log.debug("The taints of node {} changed since they were read (HTTP {}); reading them again", node, status);
-                }
-                catch (ApiCallException | RuntimeException e) {
-                    if (closed) {
-                        // close() interrupted a read or a request: not the API server's failure, nothing to say.
+                    case ABSENT -> {
+                        log.info("Node {} has no taint {} (already removed, or registered without it); nothing to do", node, key);
+                        publish(Phase.ABSENT, failedAttempts, Optional.empty());
                         return;
                     }
-                    String kind = e instanceof ApiCallException call ? call.kind() : e.getClass().getName();
-                    Optional<Duration> retryAfter = e instanceof ApiCallException call ? call.retryAfter() : Optional.empty();
-                    String message = e instanceof ApiCallException ? e.getMessage() : "unexpected " + e;
-                    errorsInARow++;
-                    failedAttempts++;
-                    if (!kind.equals(loggedError)) {
-                        log.warn("Cannot remove taint {} from node {} yet, retrying with back-off: {}", key, node, message);
-                        loggedError = kind;
+                    case STOPPED -> {
+                        // Read, not patched: readiness went meanwhile (or close()); awaitReadiness says so.
                     }
-                    publish(Phase.REMOVING, failedAttempts, Optional.of(message));
-                    pause(policy.backoff(errorsInARow, retryAfter));
+                    case RETRY, FATAL -> {
+                        if (closed) {
+                            return;
+                        }
+                        String kind = outcome.kind().orElseThrow();
+                        String message = outcome.error().orElseThrow();
+                        errorsInARow++;
+                        failedAttempts++;
+                        if (!kind.equals(loggedError)) {
+                            log.warn("Cannot remove taint {} from node {} yet, retrying with back-off: {}", key, node, message);
+                            loggedError = kind;
+                        }
+                        publish(Phase.REMOVING, failedAttempts, Optional.of(message));
+                        pause(policy.backoff(errorsInARow, outcome.retryAfter()));
+                    }
                 }
             }
         }
         catch (InterruptedException e) {
-            // close(): the taint stays as it is
-        }
-        finally {
-            api.release(state.finished());
+            // close(): the child is gone, the taint stays as it is
         }
     }
 

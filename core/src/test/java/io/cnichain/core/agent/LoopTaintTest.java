@@ -12,7 +12,6 @@ import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The start-up taint follows the loop's readiness, wired as the agent wires it ({@link Agent#attach}): no request
  * while the runtime's file lacks our entry, the taint removed once it carries it, shown in {@code /readyz} and
- * {@code /metrics}. The API server is the test's HTTPS stand-in.
+ * {@code /metrics}. The API server is the test's HTTPS stand-in; the calls are made by the remover's child process, which
+ * is gone once the taint is.
  */
 @ExtendWith(TempNodeExtension.class)
 class LoopTaintTest
@@ -33,10 +33,10 @@ class LoopTaintTest
     static final String TAINT = "{\"key\":\"cni-chain.io/not-ready\",\"value\":\"true\",\"effect\":\"NoSchedule\"}";
 
     @Test
-    void theTaintGoesOnlyOnceTheRuntimesFileCarriesOurEntry(TestNode node, @TempDir Path certificatesDir)
+    void theTaintGoesOnlyOnceTheRuntimesFileCarriesOurEntry(TestNode node)
             throws Exception
     {
-        TestCertificates certificates = TestCertificates.generate(certificatesDir);
+        TestCertificates certificates = TestCertificates.shared();
         Files.copy(certificates.caPem(), node.serviceAccountDir().resolve("ca.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         Files.writeString(node.serviceAccountDir().resolve("token"), "token-1\n");
         ObjectNode apiNode = (ObjectNode) CniJson.parse(("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-1\","
@@ -63,6 +63,9 @@ class LoopTaintTest
                 assertThat(server.node().at("/spec/taints").size()).isZero();
                 assertThat(loop.metrics()).contains("cnichain_node_taint_removed 1");
                 assertThat(loop.status.details()).singleElement().asString().contains("cni-chain.io/not-ready");
+                assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                        .map(process -> process.info().commandLine().orElse("")))
+                        .as("no child process left").noneMatch(command -> command.contains("TaintRemovalMain"));
             }
             finally {
                 remover.close();

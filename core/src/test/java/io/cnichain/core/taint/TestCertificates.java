@@ -12,7 +12,9 @@ import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Certificates made at test time by the JDK's {@code keytool}, run as a process (no BouncyCastle): a test CA; a server
@@ -30,6 +32,27 @@ public record TestCertificates(Path caPem, Path otherCaPem, SSLContext server, S
     // Fast keytool runs: tiny PKCS12 iteration counts (test keys), and a JVM that does not bother compiling much.
     private static final List<String> FAST = List.of("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC",
             "-J-Dkeystore.pkcs12.macIterationCount=1", "-J-Dkeystore.pkcs12.certPbeIterationCount=1", "-J-Dkeystore.pkcs12.keyPbeIterationCount=1");
+
+    private static TestCertificates shared;
+
+    /** One set for every test class of the JVM (keytool takes seconds), in a directory removed when the JVM exits. */
+    public static synchronized TestCertificates shared()
+            throws IOException, InterruptedException, GeneralSecurityException
+    {
+        if (shared == null) {
+            Path dir = Files.createTempDirectory("cni-chain-test-ca");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try (Stream<Path> files = Files.walk(dir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                }
+                catch (IOException e) {
+                    // a temporary directory left behind
+                }
+            }));
+            shared = generate(dir);
+        }
+        return shared;
+    }
 
     public static TestCertificates generate(Path dir)
             throws IOException, InterruptedException, GeneralSecurityException

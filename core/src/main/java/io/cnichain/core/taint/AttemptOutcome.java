@@ -1,0 +1,118 @@
+package io.cnichain.core.taint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.json.CniJson;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * How one removal attempt ended: the last line the child process writes, such as
+ * {@code {"outcome":"REMOVED","taints":"cni-chain.io/not-ready=true:NoSchedule","rereadsInARow":0}} or
+ * {@code {"outcome":"RETRY","kind":"HTTP 429","error":"GET /api/v1/nodes/node-1: HTTP 429 …","retryAfterMs":1000,"rereadsInARow":0}}.
+ * The agent makes the same of a child that could not start, was killed at its deadline or ended without one.
+ *
+ * @param result        how it ended
+ * @param taints        the taints removed ({@link Result#REMOVED}), as kubectl writes them
+ * @param kind          what failed, coarsely ({@link Result#RETRY}, {@link Result#FATAL}): the agent logs again only when it changes
+ * @param error         one line for the log and {@code /readyz} (never the token)
+ * @param retryAfter    the server's {@code Retry-After}, if any
+ * @param rereadsInARow changed-node answers in a row, for the next attempt
+ */
+record AttemptOutcome(Result result, Optional<String> taints, Optional<String> kind, Optional<String> error, Optional<Duration> retryAfter,
+        int rereadsInARow)
+        implements ChildLine
+{
+    AttemptOutcome
+    {
+        requireNonNull(result, "result is null");
+        requireNonNull(taints, "taints is null");
+        requireNonNull(kind, "kind is null");
+        requireNonNull(error, "error is null");
+        requireNonNull(retryAfter, "retryAfter is null");
+        if ((result == Result.RETRY || result == Result.FATAL) && (kind.isEmpty() || error.isEmpty())) {
+            throw new IllegalArgumentException(result + " needs a kind and an error");
+        }
+    }
+
+    /** How an attempt ended. */
+    enum Result
+    {
+        /** The patch was applied: the taints are gone. */
+        REMOVED,
+        /** The node has no taint with the key; nothing was sent but the read. */
+        ABSENT,
+        /** The node was read, but the agent said not to patch (not ready any more, or closing). */
+        STOPPED,
+        /** A call failed in a way worth retrying with back-off (the API server, the network, TLS, the token or CA file). */
+        RETRY,
+        /** The attempt itself failed: bad arguments, a bug, a child that could not start, hung or crashed. Also retried. */
+        FATAL
+    }
+
+    static AttemptOutcome removed(String taints, int rereadsInARow)
+    {
+        return new AttemptOutcome(Result.REMOVED, Optional.of(taints), Optional.empty(), Optional.empty(), Optional.empty(), rereadsInARow);
+    }
+
+    static AttemptOutcome of(Result result, int rereadsInARow)
+    {
+        return new AttemptOutcome(result, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), rereadsInARow);
+    }
+
+    static AttemptOutcome retry(ApiCallException failure, int rereadsInARow)
+    {
+        return new AttemptOutcome(Result.RETRY, Optional.empty(), Optional.of(failure.kind()), Optional.of(failure.getMessage()), failure.retryAfter(),
+                rereadsInARow);
+    }
+
+    static AttemptOutcome fatal(String kind, String error, int rereadsInARow)
+    {
+        return new AttemptOutcome(Result.FATAL, Optional.empty(), Optional.of(kind), Optional.of(error), Optional.empty(), rereadsInARow);
+    }
+
+    /** Whether the attempt failed (and the agent backs off). */
+    boolean failed()
+    {
+        return result == Result.RETRY || result == Result.FATAL;
+    }
+
+    @Override
+    public String toJson()
+    {
+        ObjectNode json = JsonNodeFactory.instance.objectNode().put("outcome", result.name());
+        taints.ifPresent(value -> json.put("taints", value));
+        kind.ifPresent(value -> json.put("kind", value));
+        error.ifPresent(value -> json.put("error", value));
+        retryAfter.ifPresent(value -> json.put("retryAfterMs", value.toMillis()));
+        return CniJson.compact(json.put("rereadsInARow", rereadsInARow));
+    }
+
+    /** @return the outcome, or empty when the object is not one */
+    static Optional<AttemptOutcome> fromJson(JsonNode json)
+    {
+        String name = json.path("outcome").asText("");
+        Optional<Result> result = Arrays.stream(Result.values()).filter(value -> value.name().equals(name)).findFirst();
+        if (result.isEmpty() || !json.path("rereadsInARow").isInt()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new AttemptOutcome(result.get(), text(json, "taints"), text(json, "kind"), text(json, "error"),
+                    json.path("retryAfterMs").isIntegralNumber() ? Optional.of(Duration.ofMillis(json.path("retryAfterMs").asLong())) : Optional.empty(),
+                    json.path("rereadsInARow").asInt()));
+        }
+        catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<String> text(JsonNode json, String field)
+    {
+        return json.path(field).isTextual() ? Optional.of(json.path(field).asText()) : Optional.empty();
+    }
+}
