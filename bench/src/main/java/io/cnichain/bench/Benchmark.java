@@ -46,7 +46,9 @@ public final class Benchmark
         Path logs = Files.createTempDirectory("cni-chain-bench-logs-");
         List<Figures> runs = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        List<String> loads = new ArrayList<>();
         for (int i = 0; i < settings.runs(); i++) {
+            loads.add(Machine.loadAverage());
             System.out.printf("run %d of %d (load average %s)%n", i + 1, settings.runs(), Machine.loadAverage());
             Figures figures = new Run(settings, programs, Files.createDirectories(logs.resolve("run-" + (i + 1)))).measure();
             runs.add(figures);
@@ -61,6 +63,7 @@ public final class Benchmark
         Files.createDirectories(settings.results().toAbsolutePath().getParent());
         Map<String, Object> context = new LinkedHashMap<>();
         context.put("machine", machine.summary());
+        context.put("loadAverageAtEachRunsStart", String.join("; ", loads));
         context.put("loadAverageAtEnd", Machine.loadAverage());
         context.put("java", JavaRuntime.version(settings.javaHome()));
         context.put("launcherOptions", String.join(" ", HostProgram.launcherOptions(settings.dist(), settings.javaHome())));
