@@ -153,8 +153,12 @@ final class ConfigFileUpdater
                     List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content()))));
         }
         catch (CniChainException e) {
-            FileOutcome.Result result = e.code() == ErrorCode.CONCURRENT_CHANGE ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED;
-            return new FileOutcome(path, result, e.getMessage(), List.of());
+            if (e.code() == ErrorCode.CONCURRENT_CHANGE) {
+                return new FileOutcome(path, FileOutcome.Result.WAITING, e.getMessage(), List.of());
+            }
+            // The writer's own failure (no space, read-only, permission denied, immutable) may clear without any change
+            // to the file: worth trying again.
+            return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage(), List.of(), e.code() == ErrorCode.IO);
         }
         catch (IOException e) {
             return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": cannot be read: " + e.getMessage(), List.of());
