@@ -107,6 +107,8 @@ final class TargetPatcher
                 return Optional.of(new NotPatched(ReconcileResult.WAITING, "waiting for " + file + ": " + outcome.detail()));
             }
             default -> {
+                // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
+                outcome.written().forEach(w -> ledger.record(w, written));
                 if (outcome.retryable()) {
                     writeRetries.failed(file, now);
                 }

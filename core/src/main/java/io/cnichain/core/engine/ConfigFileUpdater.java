@@ -143,14 +143,21 @@ final class ConfigFileUpdater
             // runtime never sees a moment without a configuration.
             PosixFileAttributes attributes = Files.readAttributes(host.toContainer(target), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             writer.write(host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
-            writer.delete(host.toContainer(target), target);
+            List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content())));
+            try {
+                writer.delete(host.toContainer(target), target);
+            }
+            catch (CniChainException e) {
+                // The original cannot go (immutable): the runtime still loads it, and our new file waits beside it. Say
+                // that file is ours, so that its echo is not taken for a change, which would start this again at once.
+                return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage(), written, e.code() == ErrorCode.IO);
+            }
             if (installing) {
                 log.info("Removing unwanted .conf file {}", target);
                 log.info("Created CNI config {}", replacement);
             }
             return new FileOutcome(path, FileOutcome.Result.CONVERTED,
-                    installing ? "converted " + target + " to " + replacement : "restored " + replacement + " from " + target,
-                    List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content()))));
+                    installing ? "converted " + target + " to " + replacement : "restored " + replacement + " from " + target, written);
         }
         catch (CniChainException e) {
             if (e.code() == ErrorCode.CONCURRENT_CHANGE) {

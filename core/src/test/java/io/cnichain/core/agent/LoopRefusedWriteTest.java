@@ -90,6 +90,34 @@ class LoopRefusedWriteTest
         }
     }
 
+    @Test
+    void aConfThatCannotBeDeletedIsTriedOnTheBackOffNotOnEveryEchoOfTheListWeWrote(TestNode node)
+            throws Exception
+    {
+        Path conf = node.write("10-bridge.conf", "{\"cniVersion\":\"0.4.0\",\"name\":\"bridge-net\",\"type\":\"bridge\"}");
+        Path conflist = node.conf("10-bridge.conflist");
+        NeedsRootExtension.run("chattr", "+i", conf.toString());
+        try (RunningLoop loop = RunningLoop.start(node, POLICY, new LoopTestAdapter())) {
+            try {
+                loop.awaitCount("Trying /etc/cni/net.d/10-bridge.conf again in 40 ms", 2);
+                loop.barrier();
+                // One conversion per try (the first, then after 10, 20 and 40 ms, and perhaps one more meanwhile), not one per
+                // echo of the list we wrote: that spun, a write every few milliseconds, for as long as the .conf stayed.
+                assertThat(loop.count("Renaming /etc/cni/net.d/10-bridge.conf extension to .conflist")).isBetween(4L, 6L);
+                assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                        .startsWith("/etc/cni/net.d/10-bridge.conf: cannot be deleted: ").contains("Operation not permitted"));
+                assertThat(conf).exists();
+                assertThat(RunningLoop.patched(conflist)).isTrue();
+            }
+            finally {
+                NeedsRootExtension.run("chattr", "-i", conf.toString());
+            }
+            loop.await(() -> !Files.exists(conf), () -> conf + " is still there");
+            loop.awaitPatched(conflist);
+            loop.awaitReady();
+        }
+    }
+
     private static List<Path> tempFiles(Path dir)
             throws IOException
     {

@@ -137,6 +137,17 @@ final class AgentProcess
         }
     }
 
+    /** @return the response, or an empty body with status 0 while the health server is not up yet */
+    Response poll(String path)
+    {
+        try {
+            return get(path);
+        }
+        catch (UncheckedIOException notYet) {
+            return new Response(0, "");
+        }
+    }
+
     /** SIGTERM, then the exit code. */
     int terminate(Duration timeout)
     {
