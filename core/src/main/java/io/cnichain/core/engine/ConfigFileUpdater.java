@@ -30,7 +30,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Reads one configuration file, plans the change with the {@link ConfigFilePatcher} and carries it out with
  * the {@link AtomicFileWriter}. The plan is made from the bytes just read, and the write is abandoned if the
- * file changed meanwhile, so we never write from anything but the file as it is.
+ * file changed meanwhile, so we never write from anything but the file as it is. The file's path was resolved
+ * link-free from the host root: it is written only where that path still leads without following a link.
  */
 final class ConfigFileUpdater
 {
@@ -123,7 +124,7 @@ final class ConfigFileUpdater
                                 + (!installing && !failed ? " (the runtime does not load it either)" : ""), List.of());
             }
             if (plan instanceof PatchPlan.Rewrite rewrite) {
-                writer.write(host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
+                writer.writeBelow(host.root(), host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
                 if (installing) {
                     log.info("Created CNI config {}", target);
                 }
@@ -142,10 +143,10 @@ final class ConfigFileUpdater
             // The replacement takes the original's mode and owner; it is complete on disk before the original goes, so the
             // runtime never sees a moment without a configuration.
             PosixFileAttributes attributes = Files.readAttributes(host.toContainer(target), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            writer.write(host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
+            writer.writeBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
             List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content())));
             try {
-                writer.delete(host.toContainer(target), target);
+                writer.deleteBelow(host.root(), host.toContainer(target), target);
             }
             catch (CniChainException e) {
                 // The original cannot go (immutable): the runtime still loads it, and our new file waits beside it. Say

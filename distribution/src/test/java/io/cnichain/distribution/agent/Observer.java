@@ -43,6 +43,7 @@ final class Observer
     private final List<String> violations = new ArrayList<>();
     private final AtomicLong samples = new AtomicLong();
     private final AtomicLong unparseable = new AtomicLong();
+    private final java.util.Set<Long> lostGenerations = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private long violationCount;
     private volatile boolean stop;
 
@@ -130,6 +131,7 @@ final class Observer
             violation("a configuration names " + PLUGIN + " while " + binary + " does not exist");
         }
         if (latest.isPresent() && newest >= 0 && newest < latest.getAsLong()) {
+            lostGenerations.add(latest.getAsLong());
             violation("the primary last wrote generation " + latest.getAsLong() + " but the newest configuration holds generation " + newest
                     + ": an older version came back");
         }
@@ -170,6 +172,12 @@ final class Observer
     long unparseable()
     {
         return unparseable.get();
+    }
+
+    /** @return the primary's generations that an older version replaced, each once however long it lasted */
+    java.util.Set<Long> lostGenerations()
+    {
+        return java.util.Set.copyOf(lostGenerations);
     }
 
     synchronized List<String> violations()

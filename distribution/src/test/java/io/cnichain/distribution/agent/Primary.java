@@ -28,6 +28,8 @@ final class Primary
     private final AtomicLong generation = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong inPlace = new AtomicLong();
+    private final AtomicLong olderFound = new AtomicLong();
+    private final java.util.Map<Long, java.time.Instant> written = new java.util.concurrent.ConcurrentHashMap<>();
     /** Odd while an in-place write is under way (a seqlock): what a reader sees meanwhile may be the primary's half file. */
     private final AtomicLong inPlaceSequence = new AtomicLong();
     private final Thread thread;
@@ -86,7 +88,12 @@ final class Primary
             throws IOException
     {
         long next = generation.get() + 1;
-        byte[] bytes = content.apply(next).getBytes(StandardCharsets.UTF_8);
+        write(how, next, content.apply(next).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void write(Mode how, long next, byte[] bytes)
+            throws IOException
+    {
         if (how == Mode.RENAME) {
             Path temp = file.resolveSibling("." + file.getFileName() + ".primary-tmp");
             Files.write(temp, bytes);
@@ -102,8 +109,36 @@ final class Primary
             }
             inPlace.incrementAndGet();
         }
+        written.put(next, java.time.Instant.now());
         generation.set(next);
         writes.incrementAndGet();
+    }
+
+    /**
+     * A read-modify-write of the primary's own: the file as it is now (our entry included, when it is there) with the
+     * next generation, as a primary that keeps chained plugins does. Skipped when the file does not parse (half written).
+     *
+     * @return whether it wrote
+     */
+    boolean writeNextKeepingOthers(Mode how)
+            throws IOException
+    {
+        com.fasterxml.jackson.databind.JsonNode current;
+        try {
+            current = io.cnichain.core.json.CniJson.parse(Files.readAllBytes(file));
+        }
+        catch (RuntimeException halfWritten) {
+            return false;
+        }
+        long next = generation.get() + 1;
+        if (current.path("gen").asLong(-1) < generation.get()) {
+            // Only this primary numbers versions: an older number here is an older version someone brought back.
+            olderFound.incrementAndGet();
+        }
+        ((com.fasterxml.jackson.databind.node.ObjectNode) current).put("gen", next);
+        String text = new String(io.cnichain.core.json.CniJson.write(current), StandardCharsets.UTF_8);
+        write(how, next, text.getBytes(StandardCharsets.UTF_8));
+        return true;
     }
 
     /** @return the generation of the last write that completed */
@@ -116,6 +151,18 @@ final class Primary
     long inPlaceSequence()
     {
         return inPlaceSequence.get();
+    }
+
+    /** @return when the write of a generation completed, to set beside the agent's log */
+    java.util.Optional<java.time.Instant> writtenAt(long generation)
+    {
+        return java.util.Optional.ofNullable(written.get(generation));
+    }
+
+    /** @return how many times a read-modify-write of its own found a version older than its last write */
+    long olderVersionsFound()
+    {
+        return olderFound.get();
     }
 
     long writes()

@@ -1,0 +1,130 @@
+package io.cnichain.distribution.agent;
+
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.locks.LockSupport;
+
+import static io.cnichain.distribution.agent.Files2.awaitPatched;
+import static io.cnichain.distribution.agent.Files2.plugins;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A primary rewrites its file at random moments, in place or by a rename, while the agent reads, patches and writes
+ * it back: our write must never bring back an older version of the primary's content. The writer checks the file
+ * again right before its rename and abandons the write when it changed; the observer holds every sample to the
+ * generation the primary last finished writing. 10 s in {@code mvn verify}, 60 s in the soak run.
+ */
+@Tag("reliability")
+@ExtendWith(TempNodeExtension.class)
+class FaultLostUpdateTest
+{
+    static final int RACING_WRITES = 4;
+
+    /**
+     * Each cycle, the primary writes a fresh version (without our entry), then four read-modify-writes of its own at
+     * random moments within the next 15 ms, the time the agent takes to react, read, patch and write: each lands
+     * before, during or after our read-modify-write. A pause of 0.4 to 0.6 s follows, so that the agent does not take
+     * the fresh versions for a fight over the file (it would back off: a quick revert is one within 250 ms of our write).
+     */
+    @Test
+    void ourReadModifyWriteNeverResurrectsAnOlderVersionOfTheFile(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", FaultKillStormTest.calico(0));
+        long seed = FaultSettings.seed();
+        Random random = new Random(seed);
+        Duration race = FaultSettings.race();
+        try (Cleanup cleanup = new Cleanup()) {
+            AgentProcess agent = cleanup.add(AgentProcess.start(node, "--log-level", "debug"));
+            awaitPatched(agent, file);
+            Primary primary = cleanup.add(Primary.idle(file, FaultKillStormTest::calico));
+            Observer observer = cleanup.add(Observer.start(node.confDir(), node.binDir().resolve("linkerd-cni"),
+                    Observer.Rules.strict().primaryWritesInPlace(primary::inPlaceSequence).generations(primary::generation)));
+            long cycles = 0;
+            long end = System.nanoTime() + race.toNanos();
+            while (System.nanoTime() < end) {
+                long fresh = System.nanoTime();
+                primary.writeNext(mode(random));
+                long[] offsets = random.longs(RACING_WRITES, 0, 15_000_000).toArray();
+                java.util.Arrays.sort(offsets);
+                for (long offset : offsets) {
+                    LockSupport.parkNanos(fresh + offset - System.nanoTime());
+                    primary.writeNextKeepingOthers(mode(random));
+                }
+                cycles++;
+                Files2.pause(400 + random.nextInt(200));
+            }
+            long last = primary.generation();
+            AgentProcess.await(Duration.ofSeconds(10), () -> Files2.patched(file) && Observer.generation(read(file)).orElse(-1) == last,
+                    () -> "the primary's last version, " + last + ", was not patched: " + Files2.read(file) + "\n" + agent.log());
+            Barrier.await(agent, node);
+            observer.close();
+
+            long ours = agent.count("Created CNI config /etc/cni/net.d/10-calico.conflist");
+            long abandoned = agent.count("changed while we patched it; not written");
+            long halfRead = agent.count("Waiting for /etc/cni/net.d/10-calico.conflist: ") - abandoned;
+            java.util.Set<Long> lost = new java.util.TreeSet<>(observer.lostGenerations());
+            FaultSettings.report("lost updates", race.toSeconds() + " s, " + cycles + " cycles (seed " + seed + "): " + primary.writes()
+                    + " primary writes (" + primary.inPlaceWrites() + " in place), " + ours + " writes of ours, " + abandoned
+                    + " of ours abandoned because the file changed before our rename, " + halfRead + " reads of a half-written file left alone, "
+                    + agent.count("Backing off") + " back-offs; " + observer.samples() + " samples; primary versions lost: " + lost.size()
+                    + " (older versions found by the primary itself: " + primary.olderVersionsFound() + ")");
+            lost.forEach(generation -> FaultSettings.report("lost updates", "generation " + generation + " lost; written at "
+                    + primary.writtenAt(generation).map(Object::toString).orElse("?") + "; our log around then:\n"
+                    + around(agent.log(), primary.writtenAt(generation))));
+            // The check before the rename catches a change that comes before it; one in the microseconds between the check
+            // and the rename cannot be caught (rename(2) replaces whatever is there; only renameat2's RENAME_EXCHANGE, out
+            // of Java's reach, could undo it). So: none, or so few that the check visibly works (without it, every race
+            // counted as abandoned here would be a version lost).
+            assertThat(lost.size()).as("versions lost, seed " + seed + "; " + observer.violations()).isLessThanOrEqualTo(1 + (int) (abandoned / 10));
+            assertThat(abandoned).as("races the check caught").isPositive();
+            assertThat(plugins(file)).containsExactly("calico", "portmap", "linkerd-cni");
+        }
+    }
+
+    /** The agent's log lines within 20 ms of a moment. */
+    private static String around(String log, java.util.Optional<java.time.Instant> moment)
+    {
+        if (moment.isEmpty()) {
+            return "";
+        }
+        StringBuilder lines = new StringBuilder();
+        for (String line : log.lines().toList()) {
+            if (line.startsWith("[") && line.indexOf(']') > 0) {
+                try {
+                    java.time.Instant at = java.time.Instant.parse(line.substring(1, line.indexOf(']')));
+                    if (Math.abs(java.time.Duration.between(moment.get(), at).toMillis()) <= 20) {
+                        lines.append("    ").append(line).append('\n');
+                    }
+                }
+                catch (java.time.format.DateTimeParseException notATime) {
+                    // a continuation line
+                }
+            }
+        }
+        return lines.toString();
+    }
+
+    private static Primary.Mode mode(Random random)
+    {
+        return random.nextBoolean() ? Primary.Mode.RENAME : Primary.Mode.IN_PLACE;
+    }
+
+    private static byte[] read(Path file)
+    {
+        try {
+            return Files.readAllBytes(file);
+        }
+        catch (java.io.IOException e) {
+            return new byte[0];
+        }
+    }
+}
