@@ -1,18 +1,12 @@
 package io.cnichain.distribution.agent;
 
-import io.cnichain.cli.CliContext;
-import io.cnichain.cli.CniChainCli;
-import io.cnichain.cli.logging.ConsoleLogging;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -84,7 +78,7 @@ class FaultSecretsTest
         int runs = 0;
         for (String level : LEVELS) {
             for (List<String> command : List.of(List.of("detect"), List.of("detect", "--output", "json"), List.of("install"), List.of("uninstall"))) {
-                Result result = run(node, command, "--log-level", level, "--stacktrace");
+                InProcessCli.Result result = run(node, command, "--log-level", level, "--stacktrace");
                 assertThat(result.code()).as(result.toString()).isZero();
                 assertThat(result.all()).as(command + " at " + level).doesNotContain(MARK);
                 runs++;
@@ -94,10 +88,10 @@ class FaultSecretsTest
         for (String bad : List.of("tok-SECRET-1234 with a space", "tok-SECRET-\u00011234", "tok-SECRET-" + "x".repeat(5000) + "\u00e9")) {
             account.rotate(bad);
             for (String level : LEVELS) {
-                Result result = run(node, List.of("install"), "--log-level", level, "--stacktrace");
+                InProcessCli.Result result = run(node, List.of("install"), "--log-level", level, "--stacktrace");
                 assertThat(result.code()).as(result.toString()).isNotZero();
                 assertThat(result.all()).contains("the service-account token").doesNotContain(MARK);
-                Result detect = run(node, List.of("detect", "--output", "json"), "--log-level", level, "--stacktrace");
+                InProcessCli.Result detect = run(node, List.of("detect", "--output", "json"), "--log-level", level, "--stacktrace");
                 assertThat(detect.all()).doesNotContain(MARK);
                 runs += 2;
             }
@@ -106,31 +100,9 @@ class FaultSecretsTest
                 + " info with --stacktrace: the token in none of their output");
     }
 
-    private static Result run(TestNode node, List<String> command, String... options)
+    private static InProcessCli.Result run(TestNode node, List<String> command, String... options)
     {
-        List<String> args = new ArrayList<>(command);
-        args.addAll(node.flags());
-        args.addAll(List.of(options));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream previous = ConsoleLogging.stream();
-        ConsoleLogging.redirect(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            int code = CniChainCli.execute(args.toArray(String[]::new), new CliContext(node.env(),
-                    new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
-            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        }
-        finally {
-            ConsoleLogging.redirect(previous);
-        }
-    }
-
-    private record Result(int code, String out, String err)
-    {
-        String all()
-        {
-            return out + err;
-        }
+        return InProcessCli.run(node, command, options);
     }
 
     /** A service-account directory as the kubelet makes it: the files are links through {@code ..data}, swapped in one rename. */
