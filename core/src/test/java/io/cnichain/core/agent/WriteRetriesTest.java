@@ -1,5 +1,6 @@
 package io.cnichain.core.agent;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Refused writes: a back-off that never gives up while they fail, and no timer at all once they succeed. */
+@Tag("reliability")
 class WriteRetriesTest
 {
     static final Path FILE = Path.of("/etc/cni/net.d/10-calico.conflist");

@@ -5,6 +5,7 @@ import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.AtomicFileWriter.FileMode;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,6 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A configuration's path is resolved link-free from the host root; a directory on it swapped for a link out of the
  * allowed roots afterwards must not take the write there (the reliability suite found it did, racing a real agent).
  */
+@Tag("reliability")
+@Tag("reliability")
 @ExtendWith(TempNodeExtension.class)
 class AtomicFileWriterLinkSwapTest
 {

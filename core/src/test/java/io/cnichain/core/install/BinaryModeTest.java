@@ -5,6 +5,7 @@ import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -19,6 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every runtime on the node runs the plugin binary as root for every pod: it is installed with its source's mode,
  * except that it is never writable by others.
  */
+@Tag("reliability")
+@Tag("reliability")
 @ExtendWith(TempNodeExtension.class)
 class BinaryModeTest
 {

@@ -22,10 +22,10 @@ final class FaultSettings
         return Duration.ofSeconds(Long.getLong("cnichain.raceSeconds", soak() ? 60 : 10));
     }
 
-    /** @return how many times the agent is killed in a storm: 20, or 100 in the soak run */
+    /** @return how many times the agent is killed in a storm: 20, or 60 in the soak run */
     static int kills()
     {
-        return Integer.getInteger("cnichain.kills", soak() ? 100 : 20);
+        return Integer.getInteger("cnichain.kills", soak() ? 60 : 20);
     }
 
     static long seed()
