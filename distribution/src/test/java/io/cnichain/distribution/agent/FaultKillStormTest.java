@@ -49,7 +49,7 @@ class FaultKillStormTest
     {
         Path conf = node.write("10-bridge.conf", bridge(0));
         storm(node, conf, node.conf("10-bridge.conflist"), FaultKillStormTest::bridge, Observer.Rules.strict().converting("10-bridge"),
-                Math.max(1, FaultSettings.kills() / 2), "conversion storm");
+                Math.max(1, FaultSettings.kills() / 4), "conversion storm");
     }
 
     /**

@@ -52,7 +52,7 @@ class FaultLinkSwapTest
                 node.relink("10-oci.conflist", "../oci/10-oci.conflist-current");
             }));
             // While it flips, the primary keeps rewriting the inside file, so that there is always something to patch.
-            long end = System.nanoTime() + Duration.ofSeconds(FaultSettings.soak() ? 30 : 5).toNanos();
+            long end = System.nanoTime() + Duration.ofSeconds(FaultSettings.soak() ? 30 : 3).toNanos();
             long rewrites = 0;
             while (System.nanoTime() < end) {
                 node.replaceAtomicallyAt(inside, TestNode.OCI);
@@ -117,7 +117,7 @@ class FaultLinkSwapTest
                 Files.move(away, directory, StandardCopyOption.ATOMIC_MOVE);
                 java.util.concurrent.locks.LockSupport.parkNanos(random.nextInt(3_000_000));
             }));
-            long end = System.nanoTime() + Duration.ofSeconds(FaultSettings.soak() ? 30 : 5).toNanos();
+            long end = System.nanoTime() + Duration.ofSeconds(FaultSettings.soak() ? 30 : 3).toNanos();
             long rewrites = 0;
             while (System.nanoTime() < end) {
                 Path temp = Path.of(".primary-tmp");
