@@ -126,17 +126,14 @@ class FaultLinkSwapTest
                     channel.write(ByteBuffer.wrap(TestNode.OCI.getBytes(StandardCharsets.UTF_8)));
                 }
                 real.move(temp, real, inside.getFileName());
-                // And the link touched, so that the agent takes a fresh look each time (when the directory is a link, the
-                // agent stops watching it, and would not hear of the rewrites).
+                // And the link touched, so that the agent takes a fresh look each time: more tries to catch the swap in.
                 node.relink("10-oci.conflist", "/etc/cni/oci/10-oci.conflist-current");
                 rewrites++;
                 Snapshot.of(outside).assertSameAs(before);
                 Files2.pause(5);
             }
             flipper.close();
-            // The directory is back for good; the link is touched so that the agent looks again (it does not watch for a
-            // dangling link's target directory to come back).
-            node.relink("10-oci.conflist", "/etc/cni/oci/10-oci.conflist-current");
+            // The directory is back for good: the agent, watching where the link points, patches the file there.
             Files2.awaitPatched(agent, inside);
             Barrier.await(agent, node);
             Snapshot.of(outside).assertSameAs(before);
