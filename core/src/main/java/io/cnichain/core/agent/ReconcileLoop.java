@@ -110,7 +110,7 @@ final class ReconcileLoop
             // Binaries or kubeconfig that could not be written are tried again by a timer: what blocks them (a full or
             // read-only filesystem) may clear without any event.
             if (pass.prerequisitesPending()) {
-                writeRetries.failed(engine.config().paths().binDir(), System.nanoTime());
+                writeRetries.failed(engine.config().paths().binDir(), "our binaries and kubeconfig", System.nanoTime());
             }
             else {
                 writeRetries.succeeded(engine.config().paths().binDir());

@@ -35,9 +35,18 @@ final class WriteRetries
      */
     void failed(Path what, long nowNanos)
     {
-        RetrySchedule.Next next = schedule.onWaiting(what, nowNanos);
+        failed(what, what.toString(), nowNanos);
+    }
+
+    /**
+     * @param key         what could not be written, for the schedule
+     * @param description the same, for the log
+     */
+    void failed(Path key, String description, long nowNanos)
+    {
+        RetrySchedule.Next next = schedule.onWaiting(key, nowNanos);
         if (next instanceof RetrySchedule.Retry retry) {
-            log.debug("Trying {} again in {} ms (try {} after a refused write)", what, retry.delay().toMillis(), retry.number());
+            log.debug("Trying {} again in {} ms (try {} after a refused write)", description, retry.delay().toMillis(), retry.number());
             timers.schedule(retry.dueNanos(), Timers.Kind.FAILED_WRITE, Optional.empty());
         }
         else if (next instanceof RetrySchedule.Pending pending) {

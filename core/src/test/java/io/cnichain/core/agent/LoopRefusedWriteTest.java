@@ -75,7 +75,7 @@ class LoopRefusedWriteTest
         NeedsRootExtension.run("chattr", "+i", node.binDir().toString());
         try (RunningLoop loop = RunningLoop.start(node, POLICY, new LoopTestAdapter())) {
             try {
-                loop.awaitCount("Trying /opt/cni/bin again in 40 ms", 2);
+                loop.awaitCount("Trying our binaries and kubeconfig again in 40 ms", 2);
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith("/opt/cni/bin: "))
                         .anySatisfy(reason -> assertThat(reason).contains("the linkerd-cni binary is not installed"));
                 assertThat(RunningLoop.plugins(file)).as("no configuration may name a missing binary").containsExactly("calico", "portmap");

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Refused writes: a back-off that never gives up while they fail, and no timer at all once they succeed. */
 @Tag("reliability")
@@ -29,6 +30,18 @@ class WriteRetriesTest
         assertThat(schedule.onWaiting(FILE, 750 * MS)).isEqualTo(new RetrySchedule.Retry(Duration.ofSeconds(30), 3, 3, 30_750 * MS));
         assertThat(schedule.onWaiting(FILE, 30_750 * MS)).isEqualTo(new RetrySchedule.Retry(Duration.ofSeconds(30), 4, 3, 60_750 * MS));
         assertThat(schedule.onWaiting(FILE, 60_750 * MS)).isEqualTo(new RetrySchedule.Retry(Duration.ofSeconds(30), 5, 3, 90_750 * MS));
+    }
+
+    @Test
+    void theAgentsDefaultsAreTheDocumentedOnes()
+    {
+        assertThat(AgentPolicy.defaults().writeRetryDelays()).extracting(Duration::toMillis)
+                .containsExactly(250L, 500L, 1000L, 2000L, 4000L, 8000L, 16000L, 30000L);
+        assertThat(new AgentPolicy(List.of(), FightPolicy.defaults(), Duration.ofSeconds(1)).writeRetryDelays()).isEqualTo(AgentPolicy.DEFAULT_WRITE_RETRY_DELAYS);
+        assertThatThrownBy(() -> new AgentPolicy(List.of(), FightPolicy.defaults(), Duration.ofSeconds(1), List.of()))
+                .hasMessageContaining("writeRetryDelays must not be empty");
+        assertThatThrownBy(() -> new AgentPolicy(List.of(), FightPolicy.defaults(), Duration.ofSeconds(1), List.of(Duration.ZERO)))
+                .hasMessageContaining("a write retry delay must be positive");
     }
 
     @Test

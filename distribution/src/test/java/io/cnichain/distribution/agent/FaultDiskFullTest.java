@@ -86,7 +86,7 @@ class FaultDiskFullTest
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.body()).contains("/opt/cni/bin/linkerd-cni: cannot be written: ")
                     .contains("/opt/cni/bin/linkerd-cni: the linkerd-cni binary is not installed");
-            agent.awaitCount("Trying /opt/cni/bin again in 500 ms", 1);
+            agent.awaitCount("Trying our binaries and kubeconfig again in 500 ms", 1);
             Barrier.await(agent, node);
             assertThat(plugins(file)).as("no configuration may name a missing binary").containsExactly("calico", "portmap");
             assertThat(FaultKillStormTest.tempFiles(node.binDir())).isEmpty();

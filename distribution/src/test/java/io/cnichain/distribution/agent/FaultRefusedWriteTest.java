@@ -37,7 +37,7 @@ class FaultRefusedWriteTest
             awaitNotReady(agent, "Read-only file system");
             assertThat(agent.get("/readyz").body()).contains("/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig: cannot be written: ")
                     .contains("/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig: the plugin's kubeconfig is missing");
-            agent.awaitCount("Trying /opt/cni/bin again in 500 ms", 1);
+            agent.awaitCount("Trying our binaries and kubeconfig again in 500 ms", 1);
             assertThat(plugins(file)).containsExactly("calico", "portmap");
 
             // A remount sends no event: the retry timer finds out.

@@ -29,7 +29,7 @@ final class Primary
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong inPlace = new AtomicLong();
     private final AtomicLong olderFound = new AtomicLong();
-    private final java.util.Map<Long, java.time.Instant> written = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Long, String> written = new java.util.concurrent.ConcurrentHashMap<>();
     /** Odd while an in-place write is under way (a seqlock): what a reader sees meanwhile may be the primary's half file. */
     private final AtomicLong inPlaceSequence = new AtomicLong();
     private final Thread thread;
@@ -109,36 +109,44 @@ final class Primary
             }
             inPlace.incrementAndGet();
         }
-        written.put(next, java.time.Instant.now());
+        written.put(next, java.time.Instant.now() + (how == Mode.RENAME ? " by a rename" : " in place"));
         generation.set(next);
         writes.incrementAndGet();
     }
 
     /**
      * A read-modify-write of the primary's own: the file as it is now (our entry included, when it is there) with the
-     * next generation, as a primary that keeps chained plugins does. Skipped when the file does not parse (half written).
+     * next generation, as a primary that keeps chained plugins does. Careful, as the agent's writer is: it reads the
+     * file again just before writing and starts over when it changed (so that it rarely undoes our write, which the
+     * agent would count towards a fight). Skipped when the file does not parse (half written).
      *
      * @return whether it wrote
      */
     boolean writeNextKeepingOthers(Mode how)
             throws IOException
     {
-        com.fasterxml.jackson.databind.JsonNode current;
-        try {
-            current = io.cnichain.core.json.CniJson.parse(Files.readAllBytes(file));
+        for (int attempt = 0; attempt < 5; attempt++) {
+            byte[] read = Files.readAllBytes(file);
+            com.fasterxml.jackson.databind.JsonNode current;
+            try {
+                current = io.cnichain.core.json.CniJson.parse(read);
+            }
+            catch (RuntimeException halfWritten) {
+                return false;
+            }
+            long next = generation.get() + 1;
+            if (current.path("gen").asLong(-1) < generation.get()) {
+                // Only this primary numbers versions: an older number here is an older version someone brought back.
+                olderFound.incrementAndGet();
+            }
+            ((com.fasterxml.jackson.databind.node.ObjectNode) current).put("gen", next);
+            byte[] bytes = io.cnichain.core.json.CniJson.write(current);
+            if (java.util.Arrays.equals(read, Files.readAllBytes(file))) {
+                write(how, next, bytes);
+                return true;
+            }
         }
-        catch (RuntimeException halfWritten) {
-            return false;
-        }
-        long next = generation.get() + 1;
-        if (current.path("gen").asLong(-1) < generation.get()) {
-            // Only this primary numbers versions: an older number here is an older version someone brought back.
-            olderFound.incrementAndGet();
-        }
-        ((com.fasterxml.jackson.databind.node.ObjectNode) current).put("gen", next);
-        String text = new String(io.cnichain.core.json.CniJson.write(current), StandardCharsets.UTF_8);
-        write(how, next, text.getBytes(StandardCharsets.UTF_8));
-        return true;
+        return false;
     }
 
     /** @return the generation of the last write that completed */
@@ -153,8 +161,8 @@ final class Primary
         return inPlaceSequence.get();
     }
 
-    /** @return when the write of a generation completed, to set beside the agent's log */
-    java.util.Optional<java.time.Instant> writtenAt(long generation)
+    /** @return when and how the write of a generation completed ({@code 2026-...Z by a rename}), to set beside the agent's log */
+    java.util.Optional<String> writtenAt(long generation)
     {
         return java.util.Optional.ofNullable(written.get(generation));
     }
