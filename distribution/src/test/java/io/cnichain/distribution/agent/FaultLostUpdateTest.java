@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * soak run. What the check cannot catch is a write landing between it and the rename (microseconds, longer when the
  * agent's thread is descheduled right there): rename(2) replaces whatever is there, and only renameat2's
  * RENAME_EXCHANGE, out of Java's reach, could undo it. The test counts those, with the primary's and our log lines
- * around each, and holds them to a quarter of the races (without the check, every race would lose a version).
+ * around each, and holds them to two plus a quarter of the races (without the check, every race would lose a version).
  */
 @Tag("reliability")
 @ExtendWith(TempNodeExtension.class)
