@@ -78,12 +78,14 @@ class FaultLostUpdateTest
             long abandoned = agent.count("changed while we patched it; not written");
             long halfRead = agent.count("Waiting for /etc/cni/net.d/10-calico.conflist: ") - abandoned;
             java.util.Set<Long> lost = new java.util.TreeSet<>(observer.lostGenerations());
+            // The primary may see one the observer's samples missed.
+            lost.addAll(primary.lostGenerationsFound());
             FaultSettings.report("lost updates", race.toSeconds() + " s, " + cycles + " cycles (seed " + seed + "): " + primary.writes()
                     + " primary writes (" + primary.inPlaceWrites() + " in place), " + ours + " writes of ours, " + abandoned
                     + " of ours abandoned because the file changed before our rename, " + halfRead + " reads of a half-written file left alone, "
                     + agent.count("Backing off") + " back-offs; " + observer.samples() + " samples; primary versions lost: " + lost.size()
-                    + " of " + (abandoned + observer.lostGenerations().size()) + " races (older versions found by the primary itself: "
-                    + primary.olderVersionsFound() + ")");
+                    + " of " + (abandoned + lost.size()) + " races (seen by the observer: " + observer.lostGenerations().size()
+                    + ", by the primary reading its file: " + primary.lostGenerationsFound().size() + ")");
             lost.forEach(generation -> FaultSettings.report("lost updates", "generation " + generation + " lost; written at "
                     + primary.writtenAt(generation).orElse("?") + "; our log around then:\n"
                     + around(agent.log(), primary.writtenAt(generation).map(at -> java.time.Instant.parse(at.substring(0, at.indexOf(' ')))))));

@@ -28,7 +28,7 @@ final class Primary
     private final AtomicLong generation = new AtomicLong();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong inPlace = new AtomicLong();
-    private final AtomicLong olderFound = new AtomicLong();
+    private final java.util.Set<Long> lostFound = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.Map<Long, String> written = new java.util.concurrent.ConcurrentHashMap<>();
     /** Odd while an in-place write is under way (a seqlock): what a reader sees meanwhile may be the primary's half file. */
     private final AtomicLong inPlaceSequence = new AtomicLong();
@@ -137,7 +137,7 @@ final class Primary
             long next = generation.get() + 1;
             if (current.path("gen").asLong(-1) < generation.get()) {
                 // Only this primary numbers versions: an older number here is an older version someone brought back.
-                olderFound.incrementAndGet();
+                lostFound.add(generation.get());
             }
             ((com.fasterxml.jackson.databind.node.ObjectNode) current).put("gen", next);
             byte[] bytes = io.cnichain.core.json.CniJson.write(current);
@@ -167,10 +167,10 @@ final class Primary
         return java.util.Optional.ofNullable(written.get(generation));
     }
 
-    /** @return how many times a read-modify-write of its own found a version older than its last write */
-    long olderVersionsFound()
+    /** @return the generations of its own that it found replaced by an older version, each once */
+    java.util.Set<Long> lostGenerationsFound()
     {
-        return olderFound.get();
+        return java.util.Set.copyOf(lostFound);
     }
 
     long writes()
