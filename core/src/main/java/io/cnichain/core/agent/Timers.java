@@ -12,8 +12,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The passes the loop owes itself: retries of waiting files and of refused writes, the end of a back-off, fight
- * stability checks. Read
- * and written by the loop's thread only.
+ * stability checks. Read and written by the loop's thread only.
  */
 final class Timers
 {

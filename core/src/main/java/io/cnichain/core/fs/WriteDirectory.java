@@ -39,7 +39,10 @@ abstract class WriteDirectory
     static WriteDirectory open(Path base, Path directory)
             throws IOException
     {
-        Path relative = base.relativize(directory);
+        if (!directory.normalize().startsWith(base.normalize())) {
+            throw new IllegalArgumentException(directory + " is not below " + base);
+        }
+        Path relative = base.normalize().relativize(directory.normalize());
         DirectoryStream<Path> stream = Files.newDirectoryStream(base);
         if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
             stream.close();
@@ -56,7 +59,7 @@ abstract class WriteDirectory
                 try {
                     next = current.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
                 }
-                catch (NoSuchFileException e) {
+                catch (NoSuchFileException | java.nio.file.AccessDeniedException e) {
                     throw e;
                 }
                 catch (FileSystemException e) {
