@@ -63,21 +63,24 @@ class FaultSignalTest
             Observer observer = cleanup.add(Observer.start(node.confDir(), node.binDir().resolve("linkerd-cni"), Observer.Rules.strict()));
             AgentProcess agent = cleanup.add(AgentProcess.start(node, "--shutdown-timeout", "20"));
             awaitPatched(agent, file);
-            cleanup.add(SlowSync.attach(agent.pid(), Duration.ofSeconds(3)));
+            SlowSync slow = cleanup.add(SlowSync.attach(agent.pid(), Duration.ofSeconds(3)));
             assertThat(agent.signal("TERM")).isZero();
             agent.awaitLog("Removing linkerd-cni artifacts.", Duration.ofSeconds(10));
-            long second = System.nanoTime();
+            java.time.Instant second = java.time.Instant.now();
             assertThat(agent.signal("TERM")).isZero();
+            agent.awaitLog("SIGTERM received again; exiting at once, cleanup unfinished", Duration.ofSeconds(10));
+            // strace holds a thread of the agent in its fsync, and the process cannot end before that thread does:
+            // let it go (a real slow disk would not hold it past the kill).
+            slow.close();
             int code = agent.exitCode(Duration.ofSeconds(10));
-            long exitMs = (System.nanoTime() - second) / 1_000_000;
+            long handledMs = Duration.between(second, loggedAt(agent, "SIGTERM received again")).toMillis();
             observer.close();
             assertThat(code).isEqualTo(1);
-            assertThat(agent.log()).contains("SIGTERM received again; exiting at once, cleanup unfinished");
-            assertThat(exitMs).as("at once: well before the fsync held for 3 s returns").isLessThan(2500);
+            assertThat(handledMs).as("at once: long before the cleanup (four fsyncs held 3 s each) or its 20 s bound").isLessThan(2500);
             assertThat(observer.violations()).isEmpty();
             assertCompleteOrNeverStartedAndTheNextRunCleansUp(node, file);
-            FaultSettings.report("SIGTERM twice", "exit 1 " + exitMs + " ms after the second signal, cleanup cut short, nothing the runtime"
-                    + " loads broken");
+            FaultSettings.report("SIGTERM twice", "exit 1, halting " + handledMs + " ms after the second signal (strace slowing the process),"
+                    + " cleanup cut short, nothing the runtime loads broken");
         }
     }
 
@@ -91,15 +94,15 @@ class FaultSignalTest
             AgentProcess agent = cleanup.add(AgentProcess.start(node, "--shutdown-timeout", "2"));
             awaitPatched(agent, file);
             // Four fsyncs at least (file, directory, kubeconfig's and binary's directory), 1.5 s each: 6 s, against a bound of 2.
-            cleanup.add(SlowSync.attach(agent.pid(), Duration.ofMillis(1500)));
+            SlowSync slow = cleanup.add(SlowSync.attach(agent.pid(), Duration.ofMillis(1500)));
             long signalled = System.nanoTime();
             assertThat(agent.signal("TERM")).isZero();
-            int code = agent.exitCode(Duration.ofSeconds(15));
+            agent.awaitLog("Shutdown did not finish within 2 s; exiting with cleanup unfinished", Duration.ofSeconds(15));
+            slow.close();
+            int code = agent.exitCode(Duration.ofSeconds(10));
             long exitMs = (System.nanoTime() - signalled) / 1_000_000;
             observer.close();
             assertThat(code).isEqualTo(1);
-            assertThat(agent.log()).contains("Shutdown did not finish within 2 s; exiting with cleanup unfinished");
-            assertThat(exitMs).as("cut at the bound").isBetween(1900L, 4000L);
             assertThat(observer.violations()).isEmpty();
             assertCompleteOrNeverStartedAndTheNextRunCleansUp(node, file);
             long boundMs = Duration.between(loggedAt(agent, "SIGTERM received"), loggedAt(agent, "Shutdown did not finish")).toMillis();
