@@ -187,12 +187,18 @@ class FaultSignalTest
             }
         }
 
+        /**
+         * SIGKILL: the kernel then detaches strace from every thread and resumes the ones it held. Not SIGTERM: once the
+         * traced process has exited, strace can wait for it forever and ignore SIGTERM (seen here, one run in a few).
+         */
         @Override
         public void close()
                 throws InterruptedException
         {
-            strace.destroy();
-            strace.waitFor();
+            strace.destroyForcibly();
+            if (!strace.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new AssertionError("strace " + strace.pid() + " survived SIGKILL for 10 s");
+            }
         }
     }
 }

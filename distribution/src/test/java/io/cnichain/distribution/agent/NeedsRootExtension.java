@@ -90,7 +90,11 @@ final class NeedsRootExtension
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes());
-            if (process.waitFor() != 0) {
+            if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish within 60 s: " + out);
+            }
+            if (process.exitValue() != 0) {
                 throw new AssertionError(String.join(" ", command) + " failed: " + out);
             }
             return out;
