@@ -13,25 +13,47 @@ import static java.util.Objects.requireNonNull;
  *                    steps); after the last one the file is left alone until it changes
  * @param fights      when another writer is fighting over a file, and how the agent backs off
  * @param stuckAfter  how long one reconcile pass may take before {@code /healthz} reports the loop stuck
+ * @param writeRetryDelays the waits before each new try of a write the filesystem refused (no space, read-only,
+ *                    permission denied, immutable), which may succeed later without any event; the last one repeats
+ *                    while the write keeps failing, and no timer is left once it succeeds
  */
-public record AgentPolicy(List<Duration> retryDelays, FightPolicy fights, Duration stuckAfter)
+public record AgentPolicy(List<Duration> retryDelays, FightPolicy fights, Duration stuckAfter, List<Duration> writeRetryDelays)
 {
+    /** Failed writes are retried after 0.25, 0.5, 1, 2, 4, 8, 16 s, then every 30 s while they keep failing. */
+    public static final List<Duration> DEFAULT_WRITE_RETRY_DELAYS =
+            List.of(250L, 500L, 1000L, 2000L, 4000L, 8000L, 16000L, 30000L).stream().map(Duration::ofMillis).toList();
+
     public AgentPolicy
     {
         retryDelays = List.copyOf(requireNonNull(retryDelays, "retryDelays is null"));
         retryDelays.forEach(delay -> FightPolicy.positive(delay, "a retry delay"));
         requireNonNull(fights, "fights is null");
         FightPolicy.positive(stuckAfter, "stuckAfter");
+        writeRetryDelays = List.copyOf(requireNonNull(writeRetryDelays, "writeRetryDelays is null"));
+        if (writeRetryDelays.isEmpty()) {
+            throw new IllegalArgumentException("writeRetryDelays must not be empty: a failed write is always tried again");
+        }
+        writeRetryDelays.forEach(delay -> FightPolicy.positive(delay, "a write retry delay"));
     }
 
     /**
-     * @return retries after 20, 50, 100, 200, 400, 800, 1600 and 3200 ms; {@link FightPolicy#defaults()}; stuck after 30 s
+     * With the default {@link #DEFAULT_WRITE_RETRY_DELAYS}.
+     */
+    public AgentPolicy(List<Duration> retryDelays, FightPolicy fights, Duration stuckAfter)
+    {
+        this(retryDelays, fights, stuckAfter, DEFAULT_WRITE_RETRY_DELAYS);
+    }
+
+    /**
+     * @return retries after 20, 50, 100, 200, 400, 800, 1600 and 3200 ms; {@link FightPolicy#defaults()}; stuck after 30 s;
+     *         {@link #DEFAULT_WRITE_RETRY_DELAYS}
      */
     public static AgentPolicy defaults()
     {
         return new AgentPolicy(
                 List.of(20L, 50L, 100L, 200L, 400L, 800L, 1600L, 3200L).stream().map(Duration::ofMillis).toList(),
                 FightPolicy.defaults(),
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30),
+                DEFAULT_WRITE_RETRY_DELAYS);
     }
 }

@@ -24,7 +24,8 @@ import static java.util.Objects.requireNonNull;
  * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (what
  * each event asks of the pass) and {@link WatchPlanner} (which directories to watch), {@link Timers} (passes owed),
  * {@link ReconcilePass} (one pass over the installer), with {@link EchoFilter} and {@link WriteLedger} (our own
- * writes coming back), {@link TargetPatcher}, {@link FightTracker} and {@link RetrySchedule} (per-file state).
+ * writes coming back), {@link TargetPatcher}, {@link FightTracker} and {@link RetrySchedule} (per-file state), and
+ * {@link WriteRetries} (writes the filesystem refused, tried again while they fail).
  */
 final class ReconcileLoop
 {
@@ -36,6 +37,7 @@ final class ReconcileLoop
     private final Timers timers = new Timers();
     private final NodeScanner scanner;
     private final ReconcilePass pass;
+    private final WriteRetries writeRetries;
     private final AgentStatus status;
     private final AgentMetrics metrics;
     private WatchPlan plan;
@@ -52,7 +54,8 @@ final class ReconcileLoop
         this.plan = planner.initial();
         WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()));
         RetrySchedule retries = new RetrySchedule(policy.retryDelays());
-        TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, timers, metrics);
+        this.writeRetries = new WriteRetries(RetrySchedule.repeatingLast(policy.writeRetryDelays()), timers);
+        TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
         this.scanner = new NodeScanner(engine.config().layout());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
     }
@@ -122,6 +125,14 @@ final class ReconcileLoop
         status.busy(true);
         try {
             ReconcilePass.Report report = pass.run(request);
+            // Binaries or kubeconfig that could not be written are tried again by a timer: what blocks them (a full or
+            // read-only filesystem) may clear without any event.
+            if (pass.prerequisitesPending()) {
+                writeRetries.failed(engine.config().paths().binDir(), "our binaries and kubeconfig", System.nanoTime());
+            }
+            else {
+                writeRetries.succeeded(engine.config().paths().binDir());
+            }
             metrics.reconcile(report.result());
             if (report.result() == ReconcileResult.ECHO) {
                 return;

@@ -110,6 +110,12 @@ final class ReconcilePass
         return report(result, notReady, selection, snapshot);
     }
 
+    /** @return whether our binaries or kubeconfig still have to be written (the last try failed) while a primary exists */
+    boolean prerequisitesPending()
+    {
+        return active && (binariesDirty || kubeconfigDirty);
+    }
+
     /** What fails the pass whatever is patched: the adapter's failure, and a runtime's file we may not write. */
     private static List<String> problems(Selection selection)
     {

@@ -18,7 +18,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Patches one authoritative file, minding what the agent knows about it: a fight holds it back (and a quick revert
  * of our last write may start or extend one), a file that does not parse yet is retried on the
- * {@link RetrySchedule}, and what we write goes into the {@link WriteLedger}. Schedules the passes that follow up.
+ * {@link RetrySchedule}, a write the filesystem refused is tried again ({@link WriteRetries}), and what we write goes
+ * into the {@link WriteLedger}. Schedules the passes that follow up.
  */
 final class TargetPatcher
 {
@@ -28,15 +29,18 @@ final class TargetPatcher
     private final WriteLedger ledger;
     private final FightTracker fights;
     private final RetrySchedule retries;
+    private final WriteRetries writeRetries;
     private final Timers timers;
     private final AgentMetrics metrics;
 
-    TargetPatcher(Installer installer, WriteLedger ledger, FightTracker fights, RetrySchedule retries, Timers timers, AgentMetrics metrics)
+    TargetPatcher(Installer installer, WriteLedger ledger, FightTracker fights, RetrySchedule retries, WriteRetries writeRetries, Timers timers,
+            AgentMetrics metrics)
     {
         this.installer = requireNonNull(installer, "installer is null");
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.fights = requireNonNull(fights, "fights is null");
         this.retries = requireNonNull(retries, "retries is null");
+        this.writeRetries = requireNonNull(writeRetries, "writeRetries is null");
         this.timers = requireNonNull(timers, "timers is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
     }
@@ -60,6 +64,9 @@ final class TargetPatcher
         Optional<Long> undone = ledger.overwrittenSince(file);
         FileOutcome outcome = installer.patch(target, selection);
         long written = System.nanoTime();
+        if (outcome.result() != FileOutcome.Result.FAILED) {
+            writeRetries.succeeded(file);
+        }
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
                 outcome.written().forEach(w -> ledger.record(w, written));
@@ -100,6 +107,11 @@ final class TargetPatcher
                 return Optional.of(new NotPatched(ReconcileResult.WAITING, "waiting for " + file + ": " + outcome.detail()));
             }
             default -> {
+                // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
+                outcome.written().forEach(w -> ledger.record(w, written));
+                if (outcome.retryable()) {
+                    writeRetries.failed(file, now);
+                }
                 return Optional.of(new NotPatched(ReconcileResult.FAILED, outcome.detail()));
             }
         }

@@ -11,8 +11,8 @@ import java.util.PriorityQueue;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The passes the loop owes itself: retries of waiting files, the end of a back-off, fight stability checks. Read
- * and written by the loop's thread only.
+ * The passes the loop owes itself: retries of waiting files and of refused writes, the end of a back-off, fight
+ * stability checks. Read and written by the loop's thread only.
  */
 final class Timers
 {
@@ -64,6 +64,8 @@ final class Timers
         STABILITY_CHECK,
         /** Directories were just armed: look again at what may have changed before their watches were. */
         NEW_WATCHES,
+        /** The filesystem refused a write (no space, read-only, ...); try it again. */
+        FAILED_WRITE,
     }
 
     /**

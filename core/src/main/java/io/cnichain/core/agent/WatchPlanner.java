@@ -4,16 +4,20 @@ import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
@@ -22,7 +26,8 @@ import static java.util.Objects.requireNonNull;
  * Decides what to watch: always the configuration directory, the service-account directory and the bin directory;
  * then, from the adapter's decision, the directory of every file we patch and of every link on the way to it
  * (re-pointing a link, or replacing a file in another directory, says nothing in the configuration directory), and
- * the adapter's own {@code watchDirectories}.
+ * the adapter's own {@code watchDirectories}; and the directory a dangling link of the conf dir points into, where its
+ * target may appear.
  */
 final class WatchPlanner
 {
@@ -57,6 +62,13 @@ final class WatchPlanner
                 add(names, link);
             }
         }
+        // A link the runtime would load that leads nowhere yet: when its target appears in another directory, the conf
+        // dir hears nothing of it. Its directory is watched (or, while missing, its nearest existing parent).
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.isSymlink() && !entry.resolves()) {
+                danglingTarget(entry).ifPresent(target -> add(names, target));
+            }
+        }
         try {
             for (Path extra : selection.chosen().adapter().watchDirectories(snapshot, selection.settings())) {
                 names.computeIfAbsent(host.toContainer(extra), d -> new HashSet<>());
@@ -67,6 +79,21 @@ final class WatchPlanner
         }
         names.remove(host.toContainer(engine.config().paths().confDir()));
         return plan(names);
+    }
+
+    /** @return where the last link on the entry's way points (a host path), when that lies in the allowed roots */
+    private Optional<Path> danglingTarget(ConfigEntry entry)
+    {
+        Path last = entry.linkChain().isEmpty() ? entry.path() : entry.linkChain().get(entry.linkChain().size() - 1);
+        try {
+            Path target = Files.readSymbolicLink(host.toContainer(last));
+            Path hostTarget = target.isAbsolute() ? target.normalize() : last.getParent().resolve(target).normalize();
+            return engine.config().paths().allowedRoots().stream().anyMatch(root -> hostTarget.startsWith(root) && !hostTarget.equals(root))
+                    ? Optional.of(hostTarget) : Optional.empty();
+        }
+        catch (IOException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
     }
 
     private void add(Map<Path, Set<String>> names, Path hostFile)

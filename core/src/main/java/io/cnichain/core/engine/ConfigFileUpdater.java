@@ -30,7 +30,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Reads one configuration file, plans the change with the {@link ConfigFilePatcher} and carries it out with
  * the {@link AtomicFileWriter}. The plan is made from the bytes just read, and the write is abandoned if the
- * file changed meanwhile, so we never write from anything but the file as it is.
+ * file changed meanwhile, so we never write from anything but the file as it is. The file's path was resolved
+ * link-free from the host root: it is written only where that path still leads without following a link.
  */
 final class ConfigFileUpdater
 {
@@ -123,7 +124,7 @@ final class ConfigFileUpdater
                                 + (!installing && !failed ? " (the runtime does not load it either)" : ""), List.of());
             }
             if (plan instanceof PatchPlan.Rewrite rewrite) {
-                writer.write(host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
+                writer.writeBelow(host.root(), host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
                 if (installing) {
                     log.info("Created CNI config {}", target);
                 }
@@ -142,19 +143,30 @@ final class ConfigFileUpdater
             // The replacement takes the original's mode and owner; it is complete on disk before the original goes, so the
             // runtime never sees a moment without a configuration.
             PosixFileAttributes attributes = Files.readAttributes(host.toContainer(target), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            writer.write(host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
-            writer.delete(host.toContainer(target), target);
+            writer.writeBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
+            List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content())));
+            try {
+                writer.deleteBelow(host.root(), host.toContainer(target), target);
+            }
+            catch (CniChainException e) {
+                // The original cannot go (immutable): the runtime still loads it, and our new file waits beside it. Say
+                // that file is ours, so that its echo is not taken for a change, which would start this again at once.
+                return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage(), written, e.code() == ErrorCode.IO);
+            }
             if (installing) {
                 log.info("Removing unwanted .conf file {}", target);
                 log.info("Created CNI config {}", replacement);
             }
             return new FileOutcome(path, FileOutcome.Result.CONVERTED,
-                    installing ? "converted " + target + " to " + replacement : "restored " + replacement + " from " + target,
-                    List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content()))));
+                    installing ? "converted " + target + " to " + replacement : "restored " + replacement + " from " + target, written);
         }
         catch (CniChainException e) {
-            FileOutcome.Result result = e.code() == ErrorCode.CONCURRENT_CHANGE ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED;
-            return new FileOutcome(path, result, e.getMessage(), List.of());
+            if (e.code() == ErrorCode.CONCURRENT_CHANGE) {
+                return new FileOutcome(path, FileOutcome.Result.WAITING, e.getMessage(), List.of());
+            }
+            // The writer's own failure (no space, read-only, permission denied, immutable) may clear without any change
+            // to the file: worth trying again.
+            return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage(), List.of(), e.code() == ErrorCode.IO);
         }
         catch (IOException e) {
             return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": cannot be read: " + e.getMessage(), List.of());

@@ -12,8 +12,10 @@ import static java.util.Objects.requireNonNull;
  * @param result  what happened
  * @param detail  one line saying why
  * @param written the host paths written, with the hash of what we wrote (for recognising our own echo)
+ * @param retryable for {@link Result#FAILED}: the filesystem refused a write (no space, read-only, permission denied,
+ *                  immutable), which may succeed later without any change to the file, so it is worth trying again
  */
-public record FileOutcome(Path path, Result result, String detail, List<Written> written)
+public record FileOutcome(Path path, Result result, String detail, List<Written> written, boolean retryable)
 {
     public FileOutcome
     {
@@ -21,6 +23,12 @@ public record FileOutcome(Path path, Result result, String detail, List<Written>
         requireNonNull(result, "result is null");
         requireNonNull(detail, "detail is null");
         written = List.copyOf(written);
+    }
+
+    /** An outcome that is not a refused write. */
+    public FileOutcome(Path path, Result result, String detail, List<Written> written)
+    {
+        this(path, result, detail, written, false);
     }
 
     public boolean failed()

@@ -9,15 +9,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.UserPrincipal;
 import java.security.SecureRandom;
@@ -34,7 +30,8 @@ import static java.util.Objects.requireNonNull;
  * Every write the agent makes goes through here: a temp file in the target's own directory (so the rename
  * stays on one filesystem) with a name no runtime or watcher takes for a configuration, fsync, an atomic
  * rename over the target, and an fsync of the directory so the rename survives a crash. The target's mode
- * and owner are kept. A reader therefore sees the old file or the new one, never a part of either.
+ * and owner are kept. A reader therefore sees the old file or the new one, never a part of either. Every step
+ * happens relative to the one directory, held open ({@link WriteDirectory}).
  */
 public final class AtomicFileWriter
 {
@@ -70,7 +67,7 @@ public final class AtomicFileWriter
     }
 
     /**
-     * Replaces (or creates) a regular file atomically.
+     * Replaces (or creates) a regular file atomically, in its directory as the path leads there.
      *
      * @param target       the file as the agent sees it; must not be a link (callers write a link's final target)
      * @param reportedPath the path to name in errors and logs (the host path)
@@ -81,47 +78,70 @@ public final class AtomicFileWriter
      */
     public void write(Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected)
     {
-        Path directory = target.toAbsolutePath().getParent();
-        Optional<PosixFileAttributes> existing = attributes(target);
-        if (existing.isPresent() && !existing.get().isRegularFile()) {
-            throw new CniChainException(ErrorCode.IO, reportedPath, "is not a regular file; refusing to replace it");
-        }
-        Path temp = directory.resolve(TEMP_PREFIX + target.getFileName() + "." + randomSuffix() + TEMP_SUFFIX);
-        Set<PosixFilePermission> permissions = existing.filter(e -> !mode.exact()).map(PosixFileAttributes::permissions).orElse(mode.permissions());
-        try {
-            // Created with its final mode (less the umask) so a secret is never readable by others, not even
-            // for a moment; the mode is set exactly once the file is complete.
-            try (FileChannel channel = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(permissions))) {
-                ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
+        Path absolute = target.toAbsolutePath();
+        writeBelow(absolute.getParent(), absolute, reportedPath, content, mode, expected);
+    }
+
+    /**
+     * {@link #write}, for a file whose path was resolved below {@code base} when no directory on the way was a link:
+     * should one have become a link since, the write is refused rather than taken wherever that link leads (outside the
+     * allowed roots, perhaps). Every step happens in the one directory reached that way, held open.
+     *
+     * @param base the directory the resolved path starts from, trusted as it is (the host root)
+     */
+    public void writeBelow(Path base, Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected)
+    {
+        Path absolute = target.toAbsolutePath();
+        String name = absolute.getFileName().toString();
+        String tempName = TEMP_PREFIX + name + "." + randomSuffix() + TEMP_SUFFIX;
+        Path temp = absolute.resolveSibling(tempName);
+        try (WriteDirectory directory = WriteDirectory.open(base.toAbsolutePath(), absolute.getParent())) {
+            Optional<PosixFileAttributes> existing = directory.attributes(name);
+            if (existing.isPresent() && !existing.get().isRegularFile()) {
+                throw new CniChainException(ErrorCode.IO, reportedPath, "is not a regular file; refusing to replace it");
+            }
+            Set<PosixFilePermission> permissions = existing.filter(e -> !mode.exact()).map(PosixFileAttributes::permissions).orElse(mode.permissions());
+            try {
+                // Created with its final mode (less the umask) so a secret is never readable by others, not even
+                // for a moment; the mode is set exactly once the file is complete.
+                try (FileChannel channel = directory.create(tempName, permissions)) {
+                    ByteBuffer buffer = ByteBuffer.wrap(content);
+                    while (buffer.hasRemaining()) {
+                        channel.write(buffer);
+                    }
+                    channel.force(true);
                 }
-                channel.force(true);
+                PosixFileAttributeView view = directory.view(tempName);
+                view.setPermissions(permissions);
+                Optional<UserPrincipal> owner = mode.owner().or(() -> existing.map(PosixFileAttributes::owner));
+                Optional<GroupPrincipal> group = mode.group().or(() -> existing.map(PosixFileAttributes::group));
+                if (owner.isPresent() || group.isPresent()) {
+                    setOwner(view, owner, group);
+                }
+                beforeRename.run(temp, absolute);
+                if (expected.isPresent()) {
+                    checkUnchanged(directory, name, reportedPath, expected.get());
+                }
+                directory.rename(tempName, name);
+                directory.sync();
             }
-            PosixFileAttributeView view = Files.getFileAttributeView(temp, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-            view.setPermissions(permissions);
-            Optional<UserPrincipal> owner = mode.owner().or(() -> existing.map(PosixFileAttributes::owner));
-            Optional<GroupPrincipal> group = mode.group().or(() -> existing.map(PosixFileAttributes::group));
-            if (owner.isPresent() || group.isPresent()) {
-                setOwner(view, owner, group);
+            catch (CniChainException e) {
+                deleteQuietly(directory, tempName);
+                throw e;
             }
-            beforeRename.run(temp, target);
-            if (expected.isPresent()) {
-                checkUnchanged(target, reportedPath, expected.get());
+            catch (FileAlreadyExistsException e) {
+                throw new CniChainException(ErrorCode.IO, reportedPath, "temp file " + tempName + " already exists", e);
             }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-            syncDirectory(directory);
+            catch (IOException e) {
+                deleteQuietly(directory, tempName);
+                throw new CniChainException(ErrorCode.IO, reportedPath, "cannot be written: " + describe(e), e);
+            }
         }
-        catch (CniChainException e) {
-            deleteQuietly(temp);
-            throw e;
-        }
-        catch (FileAlreadyExistsException e) {
-            throw new CniChainException(ErrorCode.IO, reportedPath, "temp file " + temp.getFileName() + " already exists", e);
+        catch (WriteDirectory.LinkOnTheWay e) {
+            throw new CniChainException(ErrorCode.IO, reportedPath, "not written: " + e.where + " became a link (or is no longer a directory) since the"
+                    + " path was resolved", e);
         }
         catch (IOException e) {
-            deleteQuietly(temp);
             throw new CniChainException(ErrorCode.IO, reportedPath, "cannot be written: " + describe(e), e);
         }
     }
@@ -133,12 +153,28 @@ public final class AtomicFileWriter
      */
     public boolean delete(Path target, Path reportedPath)
     {
-        try {
-            boolean existed = Files.deleteIfExists(target);
+        Path absolute = target.toAbsolutePath();
+        return deleteBelow(absolute.getParent(), absolute, reportedPath);
+    }
+
+    /**
+     * {@link #delete}, reaching the file's directory from {@code base} without following a link (see {@link #writeBelow}).
+     *
+     * @return whether the file existed
+     */
+    public boolean deleteBelow(Path base, Path target, Path reportedPath)
+    {
+        Path absolute = target.toAbsolutePath();
+        try (WriteDirectory directory = WriteDirectory.open(base.toAbsolutePath(), absolute.getParent())) {
+            boolean existed = directory.delete(absolute.getFileName().toString());
             if (existed) {
-                syncDirectory(target.toAbsolutePath().getParent());
+                directory.sync();
             }
             return existed;
+        }
+        catch (WriteDirectory.LinkOnTheWay e) {
+            throw new CniChainException(ErrorCode.IO, reportedPath, "not deleted: " + e.where + " became a link (or is no longer a directory) since"
+                    + " the path was resolved", e);
         }
         catch (IOException e) {
             throw new CniChainException(ErrorCode.IO, reportedPath, "cannot be deleted: " + describe(e), e);
@@ -170,12 +206,12 @@ public final class AtomicFileWriter
         return removed;
     }
 
-    private static void checkUnchanged(Path target, Path reportedPath, byte[] expected)
+    private static void checkUnchanged(WriteDirectory directory, String name, Path reportedPath, byte[] expected)
             throws IOException
     {
         byte[] current;
         try {
-            current = Files.readAllBytes(target);
+            current = directory.read(name);
         }
         catch (NoSuchFileException e) {
             throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "was removed while we patched it; not written");
@@ -197,28 +233,10 @@ public final class AtomicFileWriter
         }
     }
 
-    private static Optional<PosixFileAttributes> attributes(Path file)
+    private static void deleteQuietly(WriteDirectory directory, String tempName)
     {
         try {
-            return Optional.of(Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
-        }
-        catch (IOException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static void syncDirectory(Path directory)
-            throws IOException
-    {
-        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
-    }
-
-    private static void deleteQuietly(Path temp)
-    {
-        try {
-            Files.deleteIfExists(temp);
+            directory.delete(tempName);
         }
         catch (IOException ignored) {
             // The next run removes stale temp files.

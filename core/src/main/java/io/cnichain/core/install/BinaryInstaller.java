@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -22,8 +23,9 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Copies the chained plugin's binaries from the image into the host's CNI binary directory: every regular
- * file of the source directory, each written atomically with its mode (a rename never hits "text file busy"
- * the way an in-place copy over a running binary does), skipped when the host already has the same bytes.
+ * file of the source directory, each written atomically with its mode (never writable by others; a rename never
+ * hits "text file busy" the way an in-place copy over a running binary does), skipped when the host already has
+ * the same bytes and mode.
  */
 public final class BinaryInstaller
 {
@@ -72,7 +74,7 @@ public final class BinaryInstaller
             Path destination = target.resolve(name);
             try {
                 byte[] bytes = Files.readAllBytes(source);
-                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(source);
+                Set<PosixFilePermission> mode = installedMode(source);
                 if (Files.isRegularFile(destination) && Arrays.equals(bytes, Files.readAllBytes(destination))
                         && Files.getPosixFilePermissions(destination).equals(mode)) {
                     continue;
@@ -88,6 +90,22 @@ public final class BinaryInstaller
             log.info("Wrote {} CNI binaries to {}", shortName, binDir);
         }
         return written;
+    }
+
+    /**
+     * The source's mode, less write for others: every runtime on the node runs the binary as root for every pod, so
+     * one anyone could rewrite would hand root to anyone. The bytes are the image's, only their write bit for others
+     * is a packaging mistake; dropping it (rather than refusing the binary) keeps the node working and safe.
+     */
+    private static Set<PosixFilePermission> installedMode(Path source)
+            throws IOException
+    {
+        Set<PosixFilePermission> mode = EnumSet.noneOf(PosixFilePermission.class);
+        mode.addAll(Files.getPosixFilePermissions(source));
+        if (mode.remove(PosixFilePermission.OTHERS_WRITE)) {
+            log.warn("{} is writable by anyone; installing it without that permission", source);
+        }
+        return mode;
     }
 
     /**

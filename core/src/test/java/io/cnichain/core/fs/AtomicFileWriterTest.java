@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -48,28 +47,6 @@ class AtomicFileWriterTest
         assertThat(file).hasContent("new");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-r-----");
         assertThat(tempFiles(node.confDir())).isEmpty();
-    }
-
-    @Test
-    void keepsOwnerAndGroupWhenRoot()
-            throws IOException
-    {
-        Path file = node.write("10-calico.conflist", TestNode.CALICO);
-        boolean root = "root".equals(System.getProperty("user.name"));
-        if (root) {
-            UserPrincipalLookupService users = file.getFileSystem().getUserPrincipalLookupService();
-            Files.setOwner(file, users.lookupPrincipalByName("nobody"));
-            Files.getFileAttributeView(file, java.nio.file.attribute.PosixFileAttributeView.class)
-                    .setGroup(users.lookupPrincipalByGroupName("nogroup"));
-        }
-        Object owner = Files.getAttribute(file, "unix:uid");
-        Object group = Files.getAttribute(file, "unix:gid");
-        new AtomicFileWriter().write(file, file, bytes("new"), DEFAULT, Optional.empty());
-        assertThat(Files.getAttribute(file, "unix:uid")).isEqualTo(owner);
-        assertThat(Files.getAttribute(file, "unix:gid")).isEqualTo(group);
-        if (root) {
-            assertThat(owner).isNotEqualTo(0);
-        }
     }
 
     @Test

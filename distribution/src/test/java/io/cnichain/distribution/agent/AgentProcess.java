@@ -42,22 +42,39 @@ final class AgentProcess
 
     static AgentProcess start(TestNode node, String... extra)
     {
+        AgentProcess agent = launch(node, List.of(), List.of(extra));
+        agent.awaitLog("Watching /etc/cni/net.d", Duration.ofSeconds(20));
+        return agent;
+    }
+
+    /**
+     * Starts the agent without waiting for it.
+     *
+     * @param prefix a command the launcher runs under ({@code setpriv ...}), or none
+     * @param extra  more flags
+     */
+    static AgentProcess launch(TestNode node, List<String> prefix, List<String> extra)
+    {
         try {
             int port = freePort();
             Path log = Files.createTempFile(node.root(), "agent-", ".log");
-            List<String> command = new ArrayList<>(List.of(HOME.resolve("bin/cni-chain").toString(), "run"));
+            List<String> command = new ArrayList<>(prefix);
+            command.addAll(List.of(HOME.resolve("bin/cni-chain").toString(), "run"));
             command.addAll(node.flags());
             command.addAll(List.of("--health-port", String.valueOf(port)));
-            command.addAll(List.of(extra));
+            command.addAll(extra);
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.environment().putAll(node.env());
-            AgentProcess agent = new AgentProcess(builder.start(), log, port);
-            agent.awaitLog("Watching /etc/cni/net.d", Duration.ofSeconds(20));
-            return agent;
+            return new AgentProcess(builder.start(), log, port);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    Path logFile()
+    {
+        return log;
     }
 
     String log()
@@ -117,6 +134,17 @@ final class AgentProcess
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return the response, or an empty body with status 0 while the health server is not up yet */
+    Response poll(String path)
+    {
+        try {
+            return get(path);
+        }
+        catch (UncheckedIOException notYet) {
+            return new Response(0, "");
         }
     }
 

@@ -1,0 +1,284 @@
+package io.cnichain.core.fs;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The directory a write happens in, held open: every operation of the write (temp file, attributes, the check of the
+ * target, the rename, the sync) is relative to that one directory, so a directory swapped for a link meanwhile cannot
+ * take any of it elsewhere. It is reached from a trusted base without following any link below it: a path that the
+ * resolver walked when it was link-free and that has since gained a link is refused, not followed. Where the platform
+ * has no {@link SecureDirectoryStream} (not Linux), paths are used as before.
+ */
+abstract class WriteDirectory
+        implements Closeable
+{
+    /**
+     * @param base      a directory trusted as it is (links in it followed: the host root, or a configured directory)
+     * @param directory the directory to write in: {@code base} or below it
+     * @throws LinkOnTheWay when a directory below {@code base} is now a link (or not a directory)
+     */
+    static WriteDirectory open(Path base, Path directory)
+            throws IOException
+    {
+        if (!directory.normalize().startsWith(base.normalize())) {
+            throw new IllegalArgumentException(directory + " is not below " + base);
+        }
+        Path relative = base.normalize().relativize(directory.normalize());
+        DirectoryStream<Path> stream = Files.newDirectoryStream(base);
+        if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
+            stream.close();
+            return new ByPath(directory);
+        }
+        SecureDirectoryStream<Path> current = secure;
+        try {
+            for (int i = 0; i < relative.getNameCount(); i++) {
+                Path name = relative.getName(i);
+                if (name.toString().isEmpty()) {
+                    continue;
+                }
+                SecureDirectoryStream<Path> next;
+                try {
+                    next = current.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+                }
+                catch (NoSuchFileException | java.nio.file.AccessDeniedException e) {
+                    throw e;
+                }
+                catch (FileSystemException e) {
+                    // ELOOP (a link, not followed) or ENOTDIR
+                    throw new LinkOnTheWay(base.resolve(relative.subpath(0, i + 1)));
+                }
+                current.close();
+                current = next;
+            }
+        }
+        catch (IOException | RuntimeException e) {
+            current.close();
+            throw e;
+        }
+        return new ByHandle(current, directory);
+    }
+
+    /** @return the attributes of an entry, not following a link, or empty when there is none */
+    abstract Optional<PosixFileAttributes> attributes(String name);
+
+    /** Creates a new file (never through a link) with these permissions (less the umask). */
+    abstract FileChannel create(String name, Set<PosixFilePermission> permissions)
+            throws IOException;
+
+    abstract PosixFileAttributeView view(String name);
+
+    /** @throws NoSuchFileException when there is no such entry */
+    abstract byte[] read(String name)
+            throws IOException;
+
+    /** Renames an entry over another, atomically, within this directory. */
+    abstract void rename(String from, String to)
+            throws IOException;
+
+    /** @return whether the entry existed */
+    abstract boolean delete(String name)
+            throws IOException;
+
+    /** fsync of the directory itself, so that a rename or delete survives a crash. */
+    abstract void sync()
+            throws IOException;
+
+    /** A directory below the base became a link (or something else than a directory) since it was resolved. */
+    static final class LinkOnTheWay
+            extends IOException
+    {
+        final Path where;
+
+        LinkOnTheWay(Path where)
+        {
+            super(where + " is no longer a directory (a link?)");
+            this.where = where;
+        }
+    }
+
+    private static final class ByHandle
+            extends WriteDirectory
+    {
+        private final SecureDirectoryStream<Path> handle;
+        private final Path directory;
+
+        ByHandle(SecureDirectoryStream<Path> handle, Path directory)
+        {
+            this.handle = handle;
+            this.directory = directory;
+        }
+
+        @Override
+        Optional<PosixFileAttributes> attributes(String name)
+        {
+            try {
+                return Optional.of(view(name).readAttributes());
+            }
+            catch (IOException e) {
+                return Optional.empty();
+            }
+        }
+
+        @Override
+        FileChannel create(String name, Set<PosixFilePermission> permissions)
+                throws IOException
+        {
+            return (FileChannel) handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(permissions));
+        }
+
+        @Override
+        PosixFileAttributeView view(String name)
+        {
+            return handle.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        }
+
+        @Override
+        byte[] read(String name)
+                throws IOException
+        {
+            try (SeekableByteChannel channel = handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+                return Channels.newInputStream(channel).readAllBytes();
+            }
+        }
+
+        @Override
+        void rename(String from, String to)
+                throws IOException
+        {
+            handle.move(Path.of(from), handle, Path.of(to));
+        }
+
+        @Override
+        boolean delete(String name)
+                throws IOException
+        {
+            try {
+                handle.deleteFile(Path.of(name));
+                return true;
+            }
+            catch (NoSuchFileException e) {
+                return false;
+            }
+        }
+
+        @Override
+        void sync()
+                throws IOException
+        {
+            try (FileChannel channel = (FileChannel) handle.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
+                channel.force(true);
+            }
+        }
+
+        @Override
+        public void close()
+                throws IOException
+        {
+            handle.close();
+        }
+
+        @Override
+        public String toString()
+        {
+            return directory.toString();
+        }
+    }
+
+    private static final class ByPath
+            extends WriteDirectory
+    {
+        private final Path directory;
+
+        ByPath(Path directory)
+        {
+            this.directory = directory;
+        }
+
+        @Override
+        Optional<PosixFileAttributes> attributes(String name)
+        {
+            try {
+                return Optional.of(Files.readAttributes(directory.resolve(name), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+            }
+            catch (IOException e) {
+                return Optional.empty();
+            }
+        }
+
+        @Override
+        FileChannel create(String name, Set<PosixFilePermission> permissions)
+                throws IOException
+        {
+            return FileChannel.open(directory.resolve(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(permissions));
+        }
+
+        @Override
+        PosixFileAttributeView view(String name)
+        {
+            return Files.getFileAttributeView(directory.resolve(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        }
+
+        @Override
+        byte[] read(String name)
+                throws IOException
+        {
+            return Files.readAllBytes(directory.resolve(name));
+        }
+
+        @Override
+        void rename(String from, String to)
+                throws IOException
+        {
+            Files.move(directory.resolve(from), directory.resolve(to), StandardCopyOption.ATOMIC_MOVE);
+        }
+
+        @Override
+        boolean delete(String name)
+                throws IOException
+        {
+            return Files.deleteIfExists(directory.resolve(name));
+        }
+
+        @Override
+        void sync()
+                throws IOException
+        {
+            try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+                channel.force(true);
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            // nothing held
+        }
+
+        @Override
+        public String toString()
+        {
+            return directory.toString();
+        }
+    }
+}
