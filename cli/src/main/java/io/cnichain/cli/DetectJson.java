@@ -17,7 +17,7 @@ final class DetectJson
 
     static ObjectNode render(DetectReport report)
     {
-        ObjectNode root = CniJson.mapper().createObjectNode();
+        ObjectNode root = CniJson.nodes().objectNode();
         root.put("confDir", report.confDir());
         root.put("binDir", report.binDir());
         ArrayNode adapters = root.putArray("adapters");

@@ -53,7 +53,7 @@ public final class ConsoleLogging
         Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         String line;
         if (json) {
-            ObjectNode node = CniJson.mapper().createObjectNode();
+            ObjectNode node = CniJson.nodes().objectNode();
             node.put("time", now.toString());
             node.put("level", eventLevel.name().toLowerCase(Locale.ROOT));
             node.put("logger", shortName(logger));

@@ -1,18 +1,13 @@
 package io.cnichain.core.config;
 
 import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.json.CniJson;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +35,6 @@ record PluginEntryType() implements SettingType<PluginEntry>
     private static final Pattern BINARY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
     private static final String BINARY_NAME_RULE = "a letter or digit, then letters, digits, '.', '_' or '-'";
     private static final Pattern DUPLICATE_KEY = Pattern.compile("Duplicate field '(.*)'");
-    private static final ObjectMapper STRICT = CniJson.mapper().copy().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     /** The JSON text of {@value #JSON_VARIABLE}. */
     @Override
@@ -96,15 +90,14 @@ record PluginEntryType() implements SettingType<PluginEntry>
         if (config.containsKey("type")) {
             throw section.at("config").error("must not repeat 'type'; set plugin.type instead");
         }
-        ObjectMapper mapper = CniJson.mapper();
-        ObjectNode entry = mapper.createObjectNode();
+        ObjectNode entry = CniJson.nodes().objectNode();
         if (config.containsKey("name")) {
-            entry.set("name", mapper.valueToTree(config.get("name").raw()));
+            entry.set("name", tree(config.get("name")));
         }
         entry.put("type", type);
         config.forEach((key, value) -> {
             if (!key.equals("name")) {
-                entry.set(key, mapper.valueToTree(value.raw()));
+                entry.set(key, tree(value));
             }
         });
         return new PluginEntry(entry, "the 'plugin' section of " + section.file());
@@ -148,7 +141,7 @@ record PluginEntryType() implements SettingType<PluginEntry>
     private static void rejectDuplicateKeys(byte[] bytes, Function<String, CniChainException> error)
     {
         try {
-            STRICT.readTree(bytes);
+            CniJson.requireUniqueKeys(bytes);
         }
         catch (JsonParseException e) {
             Matcher key = DUPLICATE_KEY.matcher(String.valueOf(e.getOriginalMessage()));
@@ -156,11 +149,15 @@ record PluginEntryType() implements SettingType<PluginEntry>
             throw error.apply("the chained plugin entry " + what + " (line " + e.getLocation().getLineNr() + ", column "
                     + e.getLocation().getColumnNr() + ")");
         }
-        catch (JsonProcessingException e) {
-            throw error.apply("the chained plugin entry is refused: " + e.getOriginalMessage());
+    }
+
+    private static JsonNode tree(YamlValue value)
+    {
+        try {
+            return CniJson.toTree(value.raw());
         }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
+        catch (IllegalArgumentException e) {
+            throw value.error("cannot be written as JSON: " + e.getMessage());
         }
     }
 }

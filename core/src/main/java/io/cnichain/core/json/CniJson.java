@@ -1,7 +1,11 @@
 package io.cnichain.core.json;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
@@ -10,30 +14,41 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 
 /**
  * JSON as CNI runtimes read it (Go's {@code encoding/json}: strict, no comments, no trailing content, no
  * byte-order mark) and as we write it (two-space indentation like {@code jq}, keys in their original
  * order, numbers exactly as they were).
+ * <p>
+ * Trees are read and written with Jackson's streaming parser and generator and its tree nodes, not through an
+ * {@code ObjectMapper}: building one costs the agent's start-up about 70 ms (its serializer and deserializer
+ * factories, and the date formats and locale data they set up), and none of that is needed for trees.
  */
 public final class CniJson
 {
-    // Duplicate keys are accepted, last one wins, as Go does: a file the runtime loads must not look broken to us.
-    private static final ObjectMapper MAPPER = JsonMapper.builder()
-            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .build();
-
+    private static final JsonFactory FACTORY = new JsonFactory();
+    private static final JsonFactory STRICT = JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    // Numbers exactly as written: floats as decimals with their trailing zeros, integers as small as they fit.
+    private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
     private static final DefaultPrettyPrinter PRINTER = jqStylePrinter();
 
     private CniJson() {}
 
     /**
+     * Duplicate keys are accepted, the last one wins, as Go does: a file the runtime loads must not look broken to us.
+     *
      * @param bytes file content
      * @return the tree
      * @throws InvalidJsonException with a one-line reason when the bytes are not what a runtime would parse
@@ -46,10 +61,12 @@ public final class CniJson
         if (new String(bytes, StandardCharsets.UTF_8).isBlank()) {
             throw new InvalidJsonException("is empty");
         }
-        try {
-            JsonNode node = MAPPER.readTree(bytes);
-            if (node == null || node.isMissingNode()) {
-                throw new InvalidJsonException("is empty");
+        try (JsonParser parser = FACTORY.createParser(bytes)) {
+            JsonNode node = read(parser, parser.nextToken());
+            JsonToken trailing = parser.nextToken();
+            if (trailing != null) {
+                throw new InvalidJsonException("is not valid JSON: content after the value (" + trailing.asString() + ") at line "
+                        + parser.currentTokenLocation().getLineNr() + ", column " + parser.currentTokenLocation().getColumnNr());
             }
             return node;
         }
@@ -57,11 +74,78 @@ public final class CniJson
             throw new InvalidJsonException("is not valid JSON: " + plain(e.getOriginalMessage())
                     + " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
         }
-        catch (JsonProcessingException e) {
-            throw new InvalidJsonException("is not valid JSON: " + plain(e.getOriginalMessage()));
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Reads the bytes refusing a key given twice in one object.
+     *
+     * @param bytes JSON
+     * @throws JsonParseException at the first key given twice (its message {@code Duplicate field 'KEY'}), or at the
+     *                            first error
+     */
+    public static void requireUniqueKeys(byte[] bytes)
+            throws JsonParseException
+    {
+        try (JsonParser parser = STRICT.createParser(bytes)) {
+            while (parser.nextToken() != null) {
+                parser.skipChildren();
+            }
+        }
+        catch (JsonParseException e) {
+            throw e;
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static JsonNode read(JsonParser parser, JsonToken token)
+            throws IOException
+    {
+        if (token == null) {
+            throw new InvalidJsonException("is empty");
+        }
+        switch (token) {
+            case START_OBJECT -> {
+                ObjectNode object = NODES.objectNode();
+                for (String name = parser.nextFieldName(); name != null; name = parser.nextFieldName()) {
+                    object.set(name, read(parser, parser.nextToken()));
+                }
+                return object;
+            }
+            case START_ARRAY -> {
+                ArrayNode array = NODES.arrayNode();
+                for (JsonToken next = parser.nextToken(); next != JsonToken.END_ARRAY; next = parser.nextToken()) {
+                    array.add(read(parser, next));
+                }
+                return array;
+            }
+            case VALUE_STRING -> {
+                return NODES.textNode(parser.getText());
+            }
+            case VALUE_NUMBER_INT -> {
+                return switch (parser.getNumberType()) {
+                    case INT -> NODES.numberNode(parser.getIntValue());
+                    case LONG -> NODES.numberNode(parser.getLongValue());
+                    default -> NODES.numberNode(parser.getBigIntegerValue());
+                };
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                return NODES.numberNode(parser.getDecimalValue());
+            }
+            case VALUE_TRUE -> {
+                return NODES.booleanNode(true);
+            }
+            case VALUE_FALSE -> {
+                return NODES.booleanNode(false);
+            }
+            case VALUE_NULL -> {
+                return NODES.nullNode();
+            }
+            default -> throw new JsonParseException(parser, "unexpected " + token.asString());
         }
     }
 
@@ -78,12 +162,7 @@ public final class CniJson
      */
     public static byte[] write(JsonNode node)
     {
-        try {
-            return (MAPPER.writer(PRINTER).writeValueAsString(node) + "\n").getBytes(StandardCharsets.UTF_8);
-        }
-        catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JSON tree always serializes", e);
-        }
+        return (serialize(node, true) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -92,17 +171,138 @@ public final class CniJson
      */
     public static String compact(JsonNode node)
     {
-        try {
-            return MAPPER.writeValueAsString(node);
+        return serialize(node, false);
+    }
+
+    /** @return a string value as JSON writes it: quoted and escaped */
+    public static String quote(String value)
+    {
+        return compact(NODES.textNode(value));
+    }
+
+    /** The factory of the nodes this class reads, for trees built in code. */
+    public static JsonNodeFactory nodes()
+    {
+        return NODES;
+    }
+
+    /**
+     * A value as snakeyaml or the JDK holds it, as a tree: maps (their keys as strings), lists, strings, numbers,
+     * booleans and null. A floating-point number becomes the decimal its shortest text names ({@code 0.1}, not the
+     * binary fraction nearest to it).
+     *
+     * @throws IllegalArgumentException for any other type, naming it
+     */
+    public static JsonNode toTree(Object value)
+    {
+        if (value == null) {
+            return NODES.nullNode();
         }
-        catch (JsonProcessingException e) {
-            throw new IllegalStateException("a JSON tree always serializes", e);
+        if (value instanceof Map<?, ?> map) {
+            ObjectNode object = NODES.objectNode();
+            map.forEach((key, child) -> object.set(String.valueOf(key), toTree(child)));
+            return object;
+        }
+        if (value instanceof List<?> list) {
+            ArrayNode array = NODES.arrayNode();
+            list.forEach(child -> array.add(toTree(child)));
+            return array;
+        }
+        if (value instanceof String text) {
+            return NODES.textNode(text);
+        }
+        if (value instanceof Boolean bool) {
+            return NODES.booleanNode(bool);
+        }
+        if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return NODES.numberNode(((Number) value).intValue());
+        }
+        if (value instanceof Long number) {
+            return NODES.numberNode(number.longValue());
+        }
+        if (value instanceof BigInteger number) {
+            return NODES.numberNode(number);
+        }
+        if (value instanceof BigDecimal number) {
+            return NODES.numberNode(number);
+        }
+        if (value instanceof Double || value instanceof Float) {
+            double number = ((Number) value).doubleValue();
+            if (Double.isNaN(number) || Double.isInfinite(number)) {
+                throw new IllegalArgumentException(number + " has no JSON form");
+            }
+            return NODES.numberNode(BigDecimal.valueOf(number));
+        }
+        throw new IllegalArgumentException("a " + value.getClass().getSimpleName() + " has no JSON form here");
+    }
+
+    private static String serialize(JsonNode node, boolean pretty)
+    {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator generator = FACTORY.createGenerator(out)) {
+            if (pretty) {
+                generator.setPrettyPrinter(PRINTER.createInstance());
+            }
+            write(node, generator);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    private static void write(JsonNode node, JsonGenerator generator)
+            throws IOException
+    {
+        switch (node.getNodeType()) {
+            case OBJECT -> {
+                generator.writeStartObject();
+                for (Map.Entry<String, JsonNode> field : node.properties()) {
+                    generator.writeFieldName(field.getKey());
+                    write(field.getValue(), generator);
+                }
+                generator.writeEndObject();
+            }
+            case ARRAY -> {
+                generator.writeStartArray();
+                for (JsonNode element : node) {
+                    write(element, generator);
+                }
+                generator.writeEndArray();
+            }
+            case STRING -> generator.writeString(node.textValue());
+            case NUMBER -> {
+                switch (node.numberType()) {
+                    case INT -> generator.writeNumber(node.intValue());
+                    case LONG -> generator.writeNumber(node.longValue());
+                    case BIG_INTEGER -> generator.writeNumber(node.bigIntegerValue());
+                    case FLOAT -> generator.writeNumber(node.floatValue());
+                    case DOUBLE -> generator.writeNumber(node.doubleValue());
+                    default -> generator.writeNumber(node.decimalValue());
+                }
+            }
+            case BOOLEAN -> generator.writeBoolean(node.booleanValue());
+            case NULL -> generator.writeNull();
+            default -> throw new IllegalArgumentException("a " + node.getNodeType() + " node has no JSON form");
         }
     }
 
+    /**
+     * An {@code ObjectMapper} configured as this class reads JSON, built at first use: for tests and tools that bind
+     * JSON to types. The agent's own code reads and writes trees without it.
+     */
     public static ObjectMapper mapper()
     {
-        return MAPPER;
+        return Mapper.INSTANCE;
+    }
+
+    private static final class Mapper
+    {
+        static final ObjectMapper INSTANCE = JsonMapper.builder()
+                .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .build();
     }
 
     /** The bytes are not JSON a runtime would accept. */

@@ -100,7 +100,7 @@ public record JsonStyle(Optional<String> indent, String keySeparator, String ite
                 Map.Entry<String, JsonNode> field = fields.next();
                 separate(firstField, base, out);
                 firstField = false;
-                out.append(CniJson.compact(CniJson.mapper().getNodeFactory().textNode(field.getKey()))).append(keySeparator);
+                out.append(CniJson.quote(field.getKey())).append(keySeparator);
                 write(field.getValue(), base + indent.orElse(""), out);
             }
             close(base, out);

@@ -222,7 +222,7 @@ public final class Patcher
 
     private static String quote(String value)
     {
-        return CniJson.compact(CniJson.mapper().getNodeFactory().textNode(value));
+        return CniJson.quote(value);
     }
 
     /**
