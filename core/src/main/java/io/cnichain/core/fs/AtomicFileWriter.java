@@ -16,13 +16,13 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.UserPrincipal;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static java.util.Objects.requireNonNull;
 
@@ -38,8 +38,6 @@ public final class AtomicFileWriter
     /** Temp files start with a dot and end in {@code .tmp}: never a configuration, never a runtime's match. */
     public static final String TEMP_PREFIX = ".cni-chain-";
     public static final String TEMP_SUFFIX = ".tmp";
-
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final BeforeRename beforeRename;
 
@@ -254,11 +252,14 @@ public final class AtomicFileWriter
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
+    /**
+     * Not a secure random: the temp file is created exclusively and without following links (a taken name fails, it
+     * is never reused), so a name that can be guessed costs nothing, and the security providers a SecureRandom loads
+     * would cost every start-up about 10 ms before the first write.
+     */
     private static String randomSuffix()
     {
-        byte[] bytes = new byte[6];
-        RANDOM.nextBytes(bytes);
-        return HexFormat.of().formatHex(bytes);
+        return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()).substring(4);
     }
 
     /**
