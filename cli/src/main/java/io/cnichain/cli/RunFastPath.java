@@ -1,30 +1,60 @@
 package io.cnichain.cli;
 
-import picocli.CommandLine.Option;
-
-import java.lang.reflect.Field;
-import java.lang.reflect.ParameterizedType;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
- * {@code cni-chain run} without building picocli's model of the whole command line, which costs more than half of
- * the agent's start-up (picocli's classes are Java 5 bytecode: no class-data sharing, the old verifier, and the
- * model of every subcommand built by reflection). Only a command line made of {@code run} and the long options of
- * {@link RunCommand} and {@link CommonOptions}, as {@code --name value} or {@code --name=value}, each at most once
- * (a list option may repeat), is taken here; the options are read from the same {@link Option} annotations picocli
- * reads, so a new option needs nothing here. Anything else (help, version, an unknown or malformed option, a value
- * that does not convert) goes to picocli, which parses it and reports errors as it always did.
+ * {@code cni-chain run} without picocli, whose model of the command line costs more than half of the agent's
+ * start-up: picocli's classes are Java 5 bytecode (no class-data sharing, the old verifier), its model of every
+ * subcommand is built by reflection, and even reading the {@code @Option} annotations of one command costs about
+ * 70 ms (the annotations' proxy classes are generated at run time). So the options of {@code run} are listed here,
+ * and {@code RunFastPathTest} checks the list against picocli's own model of {@code run}: an option added there and
+ * not here fails the build. Only a command line made of {@code run} and those long options, as {@code --name value}
+ * or {@code --name=value}, each at most once (a list option may repeat), is taken here. Anything else (help,
+ * version, an unknown or malformed option, a value that does not convert) goes to picocli, which parses it and
+ * reports errors as it always did.
  */
 final class RunFastPath
 {
+    /** How a value is taken. */
+    enum Kind
+    {
+        FLAG, TEXT, PATH, INTEGER, LIST
+    }
+
+    /**
+     * One long option of {@code run}.
+     *
+     * @param name   as given on the command line
+     * @param kind   how its value converts
+     * @param assign puts the converted value in place
+     */
+    record Known(String name, Kind kind, BiConsumer<RunCommand, Object> assign) {}
+
+    /** The options of {@code run}, its own and its {@link CommonOptions}, as picocli knows them. */
+    static final List<Known> OPTIONS = List.of(
+            new Known("--health-port", Kind.INTEGER, (c, v) -> c.healthPort = (Integer) v),
+            new Known("--no-cleanup", Kind.FLAG, (c, v) -> c.noCleanup = true),
+            new Known("--shutdown-timeout", Kind.INTEGER, (c, v) -> c.shutdownTimeout = (Integer) v),
+            new Known("--config", Kind.PATH, (c, v) -> c.options.config = (Path) v),
+            new Known("--host-root", Kind.PATH, (c, v) -> c.options.hostRoot = (Path) v),
+            new Known("--conf-dir", Kind.PATH, (c, v) -> c.options.confDir = (Path) v),
+            new Known("--bin-dir", Kind.PATH, (c, v) -> c.options.binDir = (Path) v),
+            new Known("--adapter", Kind.LIST, (c, v) -> c.options.adapter = append(c.options.adapter, v)),
+            new Known("--service-account-dir", Kind.PATH, (c, v) -> c.options.serviceAccountDir = (Path) v),
+            new Known("--plugins-dir", Kind.PATH, (c, v) -> c.options.pluginsDir = (Path) v),
+            new Known("--log-level", Kind.TEXT, (c, v) -> c.options.logLevel = (String) v),
+            new Known("--log-format", Kind.TEXT, (c, v) -> c.options.logFormat = (String) v),
+            new Known("--stacktrace", Kind.FLAG, (c, v) -> c.options.stacktrace = true));
+
+    /** The separator of a list option's values, picocli's {@code split} of {@code --adapter}. */
+    static final String LIST_SEPARATOR = ",";
+
     private RunFastPath() {}
 
     /**
@@ -33,28 +63,28 @@ final class RunFastPath
     static Optional<RunCommand> parse(String[] args, CliContext context)
     {
         // An argument starting with @ may be an argument file, which picocli expands.
-        if (args.length == 0 || !args[0].equals("run") || Arrays.stream(args).anyMatch(arg -> arg.startsWith("@"))) {
+        if (args.length == 0 || !args[0].equals("run")) {
             return Optional.empty();
+        }
+        for (String arg : args) {
+            if (arg.startsWith("@")) {
+                return Optional.empty();
+            }
         }
         RunCommand command = new RunCommand();
         command.options = new CommonOptions();
         command.parent = new CniChainCli(context);
-        Map<String, Target> targets = new HashMap<>();
-        if (!collect(command, RunCommand.class, targets) || !collect(command.options, CommonOptions.class, targets)) {
-            return Optional.empty();
-        }
         Set<String> seen = new HashSet<>();
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
             int equals = arg.indexOf('=');
-            String name = equals < 0 ? arg : arg.substring(0, equals);
-            Target target = targets.get(name);
-            if (target == null || !arg.startsWith("--")) {
+            Optional<Known> known = known(equals < 0 ? arg : arg.substring(0, equals));
+            if (known.isEmpty() || !arg.startsWith("--")) {
                 return Optional.empty();
             }
-            boolean flag = target.field().getType() == boolean.class;
+            Known option = known.get();
             String value;
-            if (flag) {
+            if (option.kind() == Kind.FLAG) {
                 if (equals >= 0) {
                     return Optional.empty();
                 }
@@ -63,83 +93,58 @@ final class RunFastPath
             else if (equals >= 0) {
                 value = arg.substring(equals + 1);
             }
-            else if (i + 1 < args.length && !targets.containsKey(args[i + 1].split("=", 2)[0])) {
+            else if (i + 1 < args.length && known(args[i + 1].split("=", 2)[0]).isEmpty()) {
                 value = args[++i];
             }
             else {
                 return Optional.empty();
             }
-            boolean list = target.field().getType() == List.class;
-            if ((!seen.add(target.field().getName()) && !list) || !assign(target, value)) {
+            if (!seen.add(option.name()) && option.kind() != Kind.LIST) {
                 return Optional.empty();
             }
+            Optional<Object> converted = convert(option.kind(), value);
+            if (converted.isEmpty()) {
+                return Optional.empty();
+            }
+            option.assign().accept(command, converted.get());
         }
         return Optional.of(command);
     }
 
-    /** The long options of a class's fields; false when one has a type this path does not convert. */
-    private static boolean collect(Object owner, Class<?> type, Map<String, Target> targets)
+    private static Optional<Known> known(String name)
     {
-        for (Field field : type.getDeclaredFields()) {
-            Option option = field.getAnnotation(Option.class);
-            if (option == null) {
-                continue;
-            }
-            if (!converts(field)) {
-                return false;
-            }
-            field.setAccessible(true);
-            for (String name : option.names()) {
-                targets.put(name, new Target(owner, field, option.split()));
+        for (Known option : OPTIONS) {
+            if (option.name().equals(name)) {
+                return Optional.of(option);
             }
         }
-        return true;
+        return Optional.empty();
     }
 
-    private static boolean converts(Field field)
+    /** @return the value converted as picocli would, or empty when picocli must say what is wrong with it */
+    private static Optional<Object> convert(Kind kind, String value)
     {
-        Class<?> type = field.getType();
-        if (type == List.class) {
-            return field.getGenericType() instanceof ParameterizedType list && list.getActualTypeArguments()[0] == String.class;
+        try {
+            return switch (kind) {
+                case FLAG -> Optional.of(Boolean.TRUE);
+                case TEXT -> Optional.of(value);
+                case PATH -> Optional.of(Path.of(value));
+                case INTEGER -> Optional.of(Integer.valueOf(value));
+                // picocli's split takes quotes into account; leave quoted values to it.
+                case LIST -> value.indexOf('"') >= 0 ? Optional.empty() : Optional.of(List.of(value.split(LIST_SEPARATOR, -1)));
+            };
         }
-        return type == boolean.class || type == String.class || type == Path.class || type == Integer.class;
+        catch (RuntimeException e) {
+            // Not a value this path converts (a bad number, a path the file system refuses): picocli says why.
+            return Optional.empty();
+        }
     }
 
     @SuppressWarnings("unchecked")
-    private static boolean assign(Target target, String value)
+    private static List<String> append(List<String> values, Object more)
     {
-        Field field = target.field();
-        try {
-            Class<?> type = field.getType();
-            if (type == List.class) {
-                // picocli's split takes quotes into account; leave quoted values to it.
-                if (value.indexOf('"') >= 0 || target.split().isEmpty()) {
-                    return false;
-                }
-                List<String> values = (List<String>) field.get(target.owner());
-                List<String> all = values == null ? new ArrayList<>() : values;
-                all.addAll(Arrays.asList(value.split(target.split(), -1)));
-                field.set(target.owner(), all);
-            }
-            else if (type == boolean.class) {
-                field.setBoolean(target.owner(), true);
-            }
-            else if (type == Integer.class) {
-                field.set(target.owner(), Integer.valueOf(value));
-            }
-            else if (type == Path.class) {
-                field.set(target.owner(), Path.of(value));
-            }
-            else {
-                field.set(target.owner(), value);
-            }
-            return true;
-        }
-        catch (IllegalAccessException | RuntimeException e) {
-            // Not a value this path converts (a bad number, a path the file system refuses): picocli says why.
-            return false;
-        }
+        List<String> all = values == null ? new ArrayList<>() : values;
+        all.addAll((List<String>) more);
+        return all;
     }
-
-    private record Target(Object owner, Field field, String split) {}
 }

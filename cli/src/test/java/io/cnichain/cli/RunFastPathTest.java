@@ -5,9 +5,11 @@ import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,6 +36,47 @@ class RunFastPathTest
             assertThat(fast.get().options.flags()).as("%s", args).isEqualTo(picocli.options.flags());
             assertThat(fast.get().options.config).as("%s", args).isEqualTo(picocli.options.config);
             assertThat(fast.get().options.stacktrace).as("%s", args).isEqualTo(picocli.options.stacktrace);
+        }
+    }
+
+    @Test
+    void knowsEveryOptionOfRunAsPicocliDoes()
+    {
+        CommandLine run = CniChainCli.commandLine(CONTEXT).getSubcommands().get("run");
+        Map<String, RunFastPath.Kind> picocli = new TreeMap<>();
+        for (CommandLine.Model.OptionSpec option : run.getCommandSpec().options()) {
+            if (option.usageHelp() || option.versionHelp()) {
+                continue;
+            }
+            assertThat(option.names()).as("the fast path knows one name per option").hasSize(1);
+            Class<?> type = option.type();
+            RunFastPath.Kind kind = type == boolean.class ? RunFastPath.Kind.FLAG
+                    : type == String.class ? RunFastPath.Kind.TEXT
+                    : type == Path.class ? RunFastPath.Kind.PATH
+                    : type == Integer.class ? RunFastPath.Kind.INTEGER
+                    : type == List.class && option.auxiliaryTypes()[0] == String.class ? RunFastPath.Kind.LIST
+                    : null;
+            assertThat(kind).as("%s of type %s", option.longestName(), type).isNotNull();
+            if (kind == RunFastPath.Kind.LIST) {
+                assertThat(option.splitRegex()).as(option.longestName()).isEqualTo(RunFastPath.LIST_SEPARATOR);
+            }
+            picocli.put(option.longestName(), kind);
+        }
+        Map<String, RunFastPath.Kind> fast = new TreeMap<>();
+        RunFastPath.OPTIONS.forEach(option -> fast.put(option.name(), option.kind()));
+        assertThat(fast).isEqualTo(picocli);
+    }
+
+    @Test
+    void assignsEveryOptionItKnows()
+    {
+        // Each option given alone lands where picocli puts it (the comparison above covers only the fields it reads).
+        for (RunFastPath.Known option : RunFastPath.OPTIONS) {
+            List<String> args = option.kind() == RunFastPath.Kind.FLAG ? List.of("run", option.name())
+                    : List.of("run", option.name(), option.kind() == RunFastPath.Kind.INTEGER ? "7" : "/x");
+            RunCommand fast = RunFastPath.parse(args.toArray(String[]::new), CONTEXT).orElseThrow();
+            RunCommand picocli = picocli(args);
+            assertThat(fast).as("%s", args).usingRecursiveComparison().ignoringFields("parent").isEqualTo(picocli);
         }
     }
 
