@@ -64,6 +64,9 @@ command -v buildah >/dev/null || missing+=("buildah (apt-get install buildah)")
 command -v ldd >/dev/null || missing+=("ldd (apt-get install libc-bin)")
 [ -x "$jdk/bin/jlink" ] || missing+=("jlink in $jdk/bin (a full JDK; -Dimage.jdk=DIR picks it)")
 [ -x "$jdk/bin/jdeps" ] || missing+=("jdeps in $jdk/bin")
+command -v chroot >/dev/null || missing+=("chroot (apt-get install coreutils)")
+command -v mount >/dev/null || missing+=("mount (apt-get install util-linux)")
+[ "$(id -u)" -eq 0 ] || missing+=("root, to train the class-data archive inside the image's root (chroot)")
 if [ ! -x "$busybox" ]; then
     missing+=("a static busybox at $busybox (apt-get install busybox-static)")
 elif ldd "$busybox" >/dev/null 2>&1; then
@@ -177,16 +180,6 @@ timed libraries
 cp -a "$dist" "$rootfs/opt/cni-chain"
 chmod 0755 "$rootfs/opt/cni-chain/plugins"
 
-# 3b. The class-data archive (src/build/train-archive.sh): the one Maven made serves only Maven's JDK in Maven's
-#     directory, so it is dropped. From Java 25 on the image gets its own, an AOT cache made by a training run of the
-#     agent with the image's runtime; it stays valid once the directories are /opt/java and /opt/cni-chain. Java 17
-#     cannot move an archive, and would need a base archive in the runtime as well (+22 MB): a Java 17 image has none.
-rm -f "$rootfs/opt/cni-chain/lib/cni-chain.jsa"
-if [ "$feature" -ge 25 ]; then
-    bash "$(dirname "$0")/../build/train-archive.sh" "$rootfs/opt/cni-chain" "$rootfs/opt/java"
-    timed "AOT cache"
-fi
-
 # 4. /bin/sh, kill and sleep for preStop hooks and the launcher (busybox's sh runs its own applets, such as the
 #    launcher's dirname, without links), and /tmp, where an emptyDir or tmpfs is mounted (the root is read-only).
 mkdir -p "$rootfs/bin" "$rootfs/tmp"
@@ -196,6 +189,19 @@ for applet in sh kill sleep; do
     ln -s busybox "$rootfs/bin/$applet"
 done
 timed files
+
+# 4b. The class-data archive (src/build/train-archive.sh): the one Maven made serves only Maven's JDK and class path,
+#     so it is dropped, and the image gets its own (after step 4: the launcher needs /bin/sh), made by a training run of the agent inside the image's root
+#     (chroot) with the image's runtime, for the paths it runs from: a static archive of every class the agent loads
+#     on Java 17 (whose jlink'd runtime has no archive of its own), an AOT cache from Java 25 on. It triples the
+#     start-up's speed in the image for about 14 MB.
+rm -f "$rootfs/opt/cni-chain/lib/cni-chain.jsa"
+# The archive names each jar by its size and modification time in whole seconds; an image layer keeps only whole
+# seconds (rounded), so every file's time is made a whole second first.
+stamp=$(date +%s)
+find "$rootfs" -exec touch -h -d "@$stamp" {} +
+bash "$(dirname "$0")/../build/train-archive.sh" --root "$rootfs" /opt/cni-chain /opt/java
+timed "class-data archive"
 
 # 5. The image.
 # Fully qualified, so that the archive's names read NAME:VERSION, which containerd and Docker take as

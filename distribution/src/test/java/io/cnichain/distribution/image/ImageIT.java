@@ -35,7 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RealRuntime
 class ImageIT
 {
-    private static final long MAX_IMAGE_BYTES = 60L * 1000 * 1000;
+    // As podman counts it: 59 MB without the class-data archive, 75 MB with it; the archive (16 MB) makes the agent in the
+    // image start two to three times faster.
+    private static final long MAX_IMAGE_BYTES = 80L * 1000 * 1000;
     private static final Set<String> BIN = Set.of("bin/busybox", "bin/sh", "bin/kill", "bin/sleep");
     private static final Pattern SHARED_LIBRARY = Pattern.compile("(lib|lib64|usr/lib|usr/lib64)(/[\\w.+-]+)*/[\\w.+-]+\\.so(\\.\\d+)*");
     private static final long CLOCK_TICKS = 100;
@@ -124,6 +126,15 @@ class ImageIT
         Commands.Result demo = run(image, "demo", "--platform", "oci");
         assertThat(demo.code()).as(demo.toString()).isZero();
         assertThat(demo.out()).contains("every link kept");
+    }
+
+    @Test
+    void theClassDataArchiveServesTheImagesRuntimeAndClassPath()
+    {
+        // -Xshare:on refuses to start rather than run without the archive, as -Xshare:auto (the launcher's) silently would.
+        Commands.Result version = run("--env", "CNI_CHAIN_JAVA_OPTS=-Xshare:on", image, "--version");
+        assertThat(version.code()).as(version.toString()).isZero();
+        assertThat(version.out()).contains("cni-chain " + ImageUnderTest.VERSION);
     }
 
     @Test
