@@ -316,7 +316,7 @@ public final class CniJson
     }
 
     /** {@code "key": value}, two-space indentation, one element a line, {@code []} and {@code {}} for empty ones, as jq writes. */
-    private static DefaultPrettyPrinter jqStylePrinter()
+    static DefaultPrettyPrinter jqStylePrinter()
     {
         Separators separators = Separators.createDefaultInstance()
                 .withObjectFieldValueSpacing(Separators.Spacing.AFTER)

@@ -1,9 +1,6 @@
 package io.cnichain.core.json;
 
 import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -52,7 +49,7 @@ class CniJsonTest
         assertSameTypes(ours, oracle);
         assertThat(CniJson.compact(ours)).isEqualTo(ORACLE.writeValueAsString(oracle));
         assertThat(new String(CniJson.write(ours), StandardCharsets.UTF_8))
-                .isEqualTo(ORACLE.writer(pretty()).writeValueAsString(oracle) + "\n");
+                .isEqualTo(ORACLE.writer(CniJson.jqStylePrinter()).writeValueAsString(oracle) + "\n");
     }
 
     @Test
@@ -147,16 +144,5 @@ class CniJsonTest
             }
             ours.properties().forEach(field -> assertSameTypes(field.getValue(), oracle.get(field.getKey())));
         }
-    }
-
-    /** The printer the mapper was given before: jq's layout. */
-    private static DefaultPrettyPrinter pretty()
-    {
-        Separators separators = Separators.createDefaultInstance()
-                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-                .withObjectEmptySeparator("")
-                .withArrayEmptySeparator("");
-        DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
-        return new DefaultPrettyPrinter(separators).withObjectIndenter(indenter).withArrayIndenter(indenter);
     }
 }
