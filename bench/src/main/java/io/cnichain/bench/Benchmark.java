@@ -58,7 +58,9 @@ public final class Benchmark
         Map<String, Map<String, Report.Spread>> summary = Report.summarize(runs);
         System.out.println();
         Report.printSummary(summary, agent.name(), floor.name());
-        List<Report.Target> targets = Targets.check(summary, agent.name(), floor.name(), settings.image().isPresent(), runs);
+        List<Report.Target> targets = settings.reactionOnly()
+                ? List.of()
+                : Targets.check(summary, agent.name(), floor.name(), settings.image().isPresent(), runs);
         Report.printTargets(targets);
         Files.createDirectories(settings.results().toAbsolutePath().getParent());
         Map<String, Object> context = new LinkedHashMap<>();

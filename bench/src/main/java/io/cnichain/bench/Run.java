@@ -32,6 +32,10 @@ final class Run
     Figures measure()
             throws Exception
     {
+        if (settings.reactionOnly()) {
+            steadyState();
+            return figures;
+        }
         startup();
         steadyState();
         scale();
@@ -90,6 +94,9 @@ final class Run
                 put(program, "reaction_p99_ms", Stats.percentile(list, 99));
                 put(program, "reaction_max_ms", Stats.max(list));
             });
+            if (settings.reactionOnly()) {
+                return;
+            }
             idle(running);
             for (Program program : programs) {
                 storm(program, nodes.get(program), running.get(program));

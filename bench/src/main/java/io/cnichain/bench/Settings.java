@@ -17,9 +17,10 @@ import java.util.Optional;
  * @param scaleEntries entries of the large conf dir
  * @param scaleTrials  reaction trials on each scale node
  * @param results      the result file (JSON)
+ * @param reactionOnly only the reaction trials (no start-ups, idle, storm or scale, no targets): to try a change
  */
 record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
-                int scaleEntries, int scaleTrials, Path results)
+                int scaleEntries, int scaleTrials, Path results, boolean reactionOnly)
 {
     static final String USAGE = """
             usage: java -jar bench/target/cni-chain-bench.jar [options]
@@ -34,6 +35,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
               --scale N         entries of the large conf dir (default 5000)
               --scale-trials N  reaction trials per scale node (default 50)
               --quick           1 run, 3 starts, 20 trials, 10 s idle, 10 scale trials: to try the benchmark, not for figures
+              --only reaction   only the reaction trials (no start-ups, idle, storm, scale or targets)
               --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
             """;
 
@@ -44,6 +46,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         Optional<Path> image = Optional.empty();
         int runs = 3, starts = 10, trials = 100, idle = 60, storm = 10_000, scale = 5000, scaleTrials = 50;
         Path out = null;
+        boolean reactionOnly = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -58,6 +61,12 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                 case "--scale" -> scale = Integer.parseInt(value);
                 case "--scale-trials" -> scaleTrials = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
+                case "--only" -> {
+                    if (!"reaction".equals(value)) {
+                        throw new IllegalArgumentException("--only takes reaction\n" + USAGE);
+                    }
+                    reactionOnly = true;
+                }
                 case "--quick" -> {
                     runs = 1;
                     starts = 3;
@@ -73,6 +82,6 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         if (out == null) {
             out = Path.of("bench/results", java.time.LocalDate.now() + "-jdk" + JavaRuntime.feature(javaHome) + (image.isPresent() ? "-image" : "") + ".json");
         }
-        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out);
+        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, reactionOnly);
     }
 }
