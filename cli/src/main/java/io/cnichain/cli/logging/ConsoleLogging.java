@@ -19,6 +19,8 @@ public final class ConsoleLogging
     private static volatile Level level = Level.INFO;
     private static volatile boolean json;
     private static volatile PrintStream out = System.err;
+    /** The timestamp up to the second, formatted once a second: the agent logs on its reaction path. */
+    private static volatile SecondStamp lastSecond = new SecondStamp(Long.MIN_VALUE, "");
 
     private ConsoleLogging() {}
 
@@ -50,11 +52,11 @@ public final class ConsoleLogging
 
     static void emit(Level eventLevel, String logger, String message, Throwable error)
     {
-        Instant now = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        String now = timestamp(System.currentTimeMillis());
         String line;
         if (json) {
             ObjectNode node = CniJson.nodes().objectNode();
-            node.put("time", now.toString());
+            node.put("time", now);
             node.put("level", eventLevel.name().toLowerCase(Locale.ROOT));
             node.put("logger", shortName(logger));
             node.put("msg", message);
@@ -69,7 +71,7 @@ public final class ConsoleLogging
         else {
             StringBuilder text = new StringBuilder(64 + message.length())
                     .append('[').append(now).append("] ")
-                    .append(String.format(Locale.ROOT, "%-5s ", eventLevel.name()))
+                    .append(padded(eventLevel))
                     .append(message);
             if (error != null) {
                 text.append(": ").append(error);
@@ -81,6 +83,47 @@ public final class ConsoleLogging
         }
         out.println(line);
     }
+
+    /**
+     * What {@code Instant.ofEpochMilli(millis).toString()} gives ("2026-01-02T03:04:05.678Z", no fraction on a whole
+     * second), without a formatter's cost on every line.
+     */
+    static String timestamp(long millis)
+    {
+        long second = Math.floorDiv(millis, 1000L);
+        int fraction = (int) Math.floorMod(millis, 1000L);
+        SecondStamp stamp = lastSecond;
+        if (stamp.epochSecond() != second) {
+            String whole = Instant.ofEpochSecond(second).toString();
+            stamp = new SecondStamp(second, whole.substring(0, whole.length() - 1));
+            lastSecond = stamp;
+        }
+        if (fraction == 0) {
+            return stamp.text() + "Z";
+        }
+        StringBuilder text = new StringBuilder(stamp.text().length() + 5).append(stamp.text()).append('.');
+        if (fraction < 100) {
+            text.append('0');
+        }
+        if (fraction < 10) {
+            text.append('0');
+        }
+        return text.append(fraction).append('Z').toString();
+    }
+
+    /** The level's name padded to five characters and a blank, as {@code %-5s } would. */
+    private static String padded(Level level)
+    {
+        return switch (level) {
+            case ERROR -> "ERROR ";
+            case WARN -> "WARN  ";
+            case INFO -> "INFO  ";
+            case DEBUG -> "DEBUG ";
+            case TRACE -> "TRACE ";
+        };
+    }
+
+    private record SecondStamp(long epochSecond, String text) {}
 
     private static String shortName(String logger)
     {

@@ -1,0 +1,22 @@
+package io.cnichain.cli.logging;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ConsoleLoggingTest
+{
+    @Test
+    void timestampIsWhatInstantPrints()
+    {
+        long base = Instant.parse("2026-11-30T22:01:55Z").toEpochMilli();
+        for (long millis : new long[] {0, 1, 9, 10, 99, 100, 120, 778, 999, 1000, 1001, 59_999, 60_000, 86_399_999}) {
+            assertThat(ConsoleLogging.timestamp(base + millis)).isEqualTo(Instant.ofEpochMilli(base + millis).toString());
+        }
+        // Back in time (a clock step), and before the epoch.
+        assertThat(ConsoleLogging.timestamp(base - 1)).isEqualTo(Instant.ofEpochMilli(base - 1).toString());
+        assertThat(ConsoleLogging.timestamp(-1)).isEqualTo(Instant.ofEpochMilli(-1).toString());
+    }
+}
