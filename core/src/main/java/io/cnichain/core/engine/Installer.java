@@ -19,6 +19,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static java.util.Objects.requireNonNull;
 
@@ -37,6 +39,8 @@ public final class Installer
     private final BinaryInstaller binaries;
     private final KubeconfigWriter kubeconfig;
     private final ConfigFileUpdater updater;
+    /** Directories already cleared of our stale temp files by this process. */
+    private final Set<Path> swept = ConcurrentHashMap.newKeySet();
 
     Installer(AgentConfig config, AtomicFileWriter writer, BinaryInstaller binaries, KubeconfigWriter kubeconfig, ConfigFileUpdater updater)
     {
@@ -63,7 +67,7 @@ public final class Installer
      */
     InstallReport install(NodeSnapshot snapshot, Selection selection)
     {
-        writer.removeStaleTemps(snapshot.layout().containerConfDir());
+        sweepOnce(snapshot.layout().containerConfDir());
         // An adapter that failed, or an effective configuration we may not write, fails the pass, but the files that can
         // be patched still are: the runtime's file first of all.
         Optional<String> problem = problems(selection);
@@ -154,6 +158,18 @@ public final class Installer
     }
 
     /**
+     * Removes the temp files a killed predecessor left in a directory, the first time this process writes there, and again
+     * after a write there failed: a temp file of ours stays only when a process dies mid-write or its failed write could
+     * not remove it, so a pass does not list a directory of thousands of entries on every event.
+     */
+    private void sweepOnce(Path directory)
+    {
+        if (swept.add(directory)) {
+            writer.removeStaleTemps(directory);
+        }
+    }
+
+    /**
      * Patches one file. The caller has checked {@link #missingPrerequisite()}.
      *
      * @param target    one of the selection's targets
@@ -162,10 +178,15 @@ public final class Installer
      */
     public FileOutcome patch(ConfigTarget target, Selection selection)
     {
-        writer.removeStaleTemps(host.toContainer(target.resolvedFile()).getParent());
+        Path directory = host.toContainer(target.resolvedFile()).getParent();
+        sweepOnce(directory);
         FileOutcome outcome = updater.install(target, entry(), selection);
         switch (outcome.result()) {
-            case FAILED -> log.warn("Not patching {}: {}", target.path(), outcome.detail());
+            case FAILED -> {
+                log.warn("Not patching {}: {}", target.path(), outcome.detail());
+                // A write that failed may have left its temp file (a directory turned read-only under it): sweep again.
+                swept.remove(directory);
+            }
             case WAITING -> log.info("Waiting for {}: {}", target.path(), outcome.detail());
             default -> { }
         }
