@@ -63,6 +63,12 @@ public final class AdapterSelector
      */
     public Selection select(NodeView node, AdapterChoice choice)
     {
+        // Every adapter call of the decision on one adapter-call thread: one hand-over per pass, not one per call.
+        return AdapterCalls.batch(() -> decide(node, choice));
+    }
+
+    private Selection decide(NodeView node, AdapterChoice choice)
+    {
         List<Candidate> candidates = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         LoadedAdapter chosen;

@@ -194,7 +194,7 @@ public final class GuardedAdapter
         }
         T result;
         try {
-            result = AdapterCalls.call(body, limit, classLoader);
+            result = AdapterCalls.call(body, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
         }
         catch (AdapterCalls.CallFailure e) {
             if (e.error() instanceof AdapterException adapterException) {

@@ -6,9 +6,11 @@ import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
+import io.cnichain.spi.ParseResult;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,7 +19,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -179,6 +183,149 @@ class GuardedAdapterTest
                         .startsWith("adapter broken: is disabled: detect() threw java.lang.NoClassDefFoundError: com/acme/Missing"));
         assertThat(registry.find("broken").orElseThrow().state()).isEqualTo("disabled");
         assertThat(registry.find("fine").orElseThrow().state()).isEqualTo("enabled");
+    }
+
+    @Test
+    void oneDecisionRunsEveryAdapterCallOnOneThreadEachUnderItsOwnClassLoader()
+    {
+        ClassLoader own = new ClassLoader(getClass().getClassLoader()) {};
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        List<ClassLoader> loaders = new CopyOnWriteArrayList<>();
+        Runnable record = () -> {
+            threads.add(Thread.currentThread());
+            loaders.add(Thread.currentThread().getContextClassLoader());
+        };
+        Scripted first = new Scripted("first", record);
+        Scripted second = new Scripted("second", record);
+        AdapterRegistry registry = new AdapterRegistry(List.of(
+                new LoadedAdapter(first, "1", LoadedAdapter.Origin.BUILT_IN, "/x/first.jar"),
+                new LoadedAdapter(second, "1", LoadedAdapter.Origin.BUILT_IN, "/x/second.jar")), List.of(), LIMIT);
+        List<Thread> decider = new CopyOnWriteArrayList<>();
+        NodeView view = new Watched(node.snapshot(), () -> decider.add(Thread.currentThread()));
+        Thread.currentThread().setContextClassLoader(own);
+        try {
+            new AdapterSelector(registry, node.config().adapters()).select(view, AdapterChoice.auto());
+        }
+        finally {
+            Thread.currentThread().setContextClassLoader(getClass().getClassLoader());
+        }
+
+        assertThat(threads).hasSize(2).doesNotContain(Thread.currentThread());
+        assertThat(decider).as("the selector's own look at the node, between the calls").isNotEmpty().doesNotContain(Thread.currentThread());
+        assertThat(threads).containsOnly(decider.get(0));
+        assertThat(loaders).containsOnly(Scripted.class.getClassLoader()).doesNotContain(own);
+    }
+
+    @Test
+    void aCallThatHangsInADecisionDisablesItsAdapterAndTheDecisionIsMadeAgainWithoutIt()
+    {
+        Scripted hang = new Scripted("a-hang", () -> sleep(Duration.ofSeconds(60)));
+        Scripted fine = new Scripted("b-fine", () -> {});
+        AdapterRegistry registry = new AdapterRegistry(List.of(
+                new LoadedAdapter(hang, "1", LoadedAdapter.Origin.CLASSPATH, "/x/hang.jar"),
+                new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
+        long start = System.nanoTime();
+
+        AdapterSelector.Selection selection = new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(LIMIT).isLessThan(Duration.ofSeconds(5));
+        assertThat(selection.chosen().name()).isEqualTo("b-fine");
+        assertThat(selection.candidates()).filteredOn(c -> c.adapter().name().equals("a-hang")).singleElement()
+                .satisfies(c -> assertThat(c.failure()).get().asString().isEqualTo("adapter a-hang: is disabled: detect() did not return within 300 ms [ADAPTER_FAILURE]"));
+        assertThat(registry.find("a-hang").orElseThrow().state()).isEqualTo("disabled");
+        assertThat(hang.calls).as("asked once, then disabled").hasValue(1);
+        assertThat(CapturedLog.lines().stream().filter(l -> l.contains("ERROR"))).singleElement().asString()
+                .contains("Adapter a-hang (").contains("disabled: detect() did not return within 300 ms");
+    }
+
+    @Test
+    void anAbandonedDecisionCallsNoFurtherAdapterWhenItsLateCallReturns()
+    {
+        Scripted late = new Scripted("a-late", () -> sleep(LIMIT.multipliedBy(2)));
+        Scripted fine = new Scripted("b-fine", () -> {});
+        AdapterRegistry registry = new AdapterRegistry(List.of(
+                new LoadedAdapter(late, "1", LoadedAdapter.Origin.CLASSPATH, "/x/late.jar"),
+                new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
+
+        new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
+        // The abandoned thread's late call returns 2 limits after it started: give it time to go on, if it would.
+        sleep(LIMIT.multipliedBy(4));
+
+        assertThat(fine.calls).as("detected once, by the decision made again; never by the abandoned one").hasValue(1);
+    }
+
+    /** A node view that says when the selector itself (not an adapter, which sees a read-only copy) asks for the effective file. */
+    private record Watched(NodeView node, Runnable onEffective)
+            implements NodeView
+    {
+        @Override
+        public Path confDir()
+        {
+            return node.confDir();
+        }
+
+        @Override
+        public Path binDir()
+        {
+            return node.binDir();
+        }
+
+        @Override
+        public List<ConfigEntry> entries()
+        {
+            return node.entries();
+        }
+
+        @Override
+        public Optional<ConfigEntry> entry(String fileName)
+        {
+            return node.entry(fileName);
+        }
+
+        @Override
+        public ConfigEntry inspect(Path hostPath)
+        {
+            return node.inspect(hostPath);
+        }
+
+        @Override
+        public ParseResult parse(ConfigEntry entry)
+        {
+            return node.parse(entry);
+        }
+
+        @Override
+        public Optional<ConfigEntry> effectiveConfig()
+        {
+            onEffective.run();
+            return node.effectiveConfig();
+        }
+
+        @Override
+        public boolean hasBinary(String name)
+        {
+            return node.hasBinary(name);
+        }
+
+        @Override
+        public boolean isNeverConfig(String fileName)
+        {
+            return node.isNeverConfig(fileName);
+        }
+    }
+
+    private static void sleep(Duration duration)
+    {
+        long end = System.nanoTime() + duration.toNanos();
+        // Sleeps through the interrupt a cancelled call gets: an adapter that ignores it is what the guard is for.
+        for (long left = duration.toNanos(); left > 0; left = end - System.nanoTime()) {
+            try {
+                Thread.sleep(Math.max(1, left / 1_000_000));
+            }
+            catch (InterruptedException e) {
+                // ignored on purpose
+            }
+        }
     }
 
     @Test
