@@ -101,7 +101,7 @@ final class ReconcilePass
         request.stableChecks().forEach(patcher::checkStable);
         ReconcileResult result = notReady.isEmpty() ? ReconcileResult.OK : ReconcileResult.FAILED;
         for (ConfigTarget target : selection.targets()) {
-            Optional<TargetPatcher.NotPatched> problem = patcher.patch(target, selection, request.firstFileEventNanos());
+            Optional<TargetPatcher.NotPatched> problem = patcher.patch(target, selection, snapshot, request.firstFileEventNanos());
             if (problem.isPresent()) {
                 notReady.add(problem.get().reason());
                 result = worse(result, problem.get().result());

@@ -1,6 +1,7 @@
 package io.cnichain.core.agent;
 
 import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.Installer;
 import io.cnichain.spi.ConfigTarget;
@@ -48,10 +49,11 @@ final class TargetPatcher
     /**
      * Patches the file unless a fight holds it back.
      *
+     * @param snapshot        the look at the node the decision was made from (a file it read is patched from those bytes)
      * @param firstEventNanos when the event that led here woke the loop, for the reaction time
      * @return why the file is not patched yet, when it is not
      */
-    Optional<NotPatched> patch(ConfigTarget target, Selection selection, OptionalLong firstEventNanos)
+    Optional<NotPatched> patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
     {
         Path file = target.resolvedFile();
         long now = System.nanoTime();
@@ -62,7 +64,7 @@ final class TargetPatcher
         }
         Optional<WriteLedger.Entry> before = ledger.last(file);
         Optional<Long> undone = ledger.overwrittenSince(file);
-        FileOutcome outcome = installer.patch(target, selection);
+        FileOutcome outcome = installer.patch(target, selection, snapshot);
         long written = System.nanoTime();
         if (outcome.result() != FileOutcome.Result.FAILED) {
             writeRetries.succeeded(file);

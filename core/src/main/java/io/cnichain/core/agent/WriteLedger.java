@@ -2,7 +2,6 @@ package io.cnichain.core.agent;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.engine.FileOutcome;
-import io.cnichain.core.engine.Hashes;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.spi.ConfigEntry;
@@ -15,7 +14,7 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * What we last wrote to each file (host paths): its hash, to recognise our own echo among the events, and when, to
+ * What we last wrote to each file (host paths): its bytes, to recognise our own echo among the events, and when, to
  * tell a quick revert by another writer from a primary that simply rewrites its file now and then; and when another
  * writer was first seen changing it since.
  */
@@ -34,7 +33,7 @@ final class WriteLedger
 
     void record(FileOutcome.Written written, long nanos)
     {
-        entries.put(written.hostPath(), new Entry(written.sha256(), nanos));
+        entries.put(written.hostPath(), new Entry(written, nanos));
         overwritten.remove(written.hostPath());
     }
 
@@ -62,7 +61,7 @@ final class WriteLedger
     boolean holdsOurLastWrite(Path hostPath)
     {
         Entry entry = entries.get(hostPath);
-        return entry != null && hashOf(hostPath).map(entry.sha256()::equals).orElse(false);
+        return entry != null && contentOf(hostPath).map(entry.written()::sameContent).orElse(false);
     }
 
     /** Another writer changed a file we wrote: the first time since our last write is when our write was undone. */
@@ -85,10 +84,10 @@ final class WriteLedger
         return Optional.ofNullable(overwritten.get(hostPath));
     }
 
-    private Optional<String> hashOf(Path hostPath)
+    private Optional<byte[]> contentOf(Path hostPath)
     {
         try {
-            return Optional.of(Hashes.sha256(reader.read(host.toContainer(hostPath), hostPath)));
+            return Optional.of(reader.read(host.toContainer(hostPath), hostPath));
         }
         catch (CniChainException e) {
             return Optional.empty();
@@ -96,8 +95,8 @@ final class WriteLedger
     }
 
     /**
-     * @param sha256 the hash of what we wrote
-     * @param nanos  when ({@link System#nanoTime()})
+     * @param written what we wrote
+     * @param nanos   when ({@link System#nanoTime()})
      */
-    record Entry(String sha256, long nanos) {}
+    record Entry(FileOutcome.Written written, long nanos) {}
 }

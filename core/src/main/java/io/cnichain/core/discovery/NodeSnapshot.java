@@ -277,6 +277,19 @@ public final class NodeSnapshot
         return ConfigNames.isNeverConfig(fileName);
     }
 
+    /**
+     * What this snapshot already read and parsed of a file, without reading it: the engine patches from those bytes (the
+     * write checks, just before its rename, that the file still holds them).
+     *
+     * @param loadName the name the file is loaded under
+     * @param target   the file (host path)
+     * @return what was loaded, when an adapter or the effective-file rule looked at it in this pass
+     */
+    public Optional<Loaded> loadedAlready(String loadName, Path target)
+    {
+        return Optional.ofNullable(loaded.get(new LoadKey(loadName, target)));
+    }
+
     private record LoadKey(String loadName, Path target) {}
 
     /**

@@ -6,6 +6,7 @@ import io.cnichain.core.ErrorCode;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.ConfigNames;
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.fs.AtomicFileWriter.FileMode;
 import io.cnichain.core.fs.BoundedFileReader;
@@ -49,7 +50,11 @@ final class ConfigFileUpdater
         this.writer = requireNonNull(writer, "writer is null");
     }
 
-    FileOutcome install(ConfigTarget target, ObjectNode entry, Selection selection)
+    /**
+     * @param snapshot the pass's look at the node: a file it already read and parsed is patched from those bytes, not
+     *                 read and parsed again
+     */
+    FileOutcome install(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot)
     {
         Path file = target.resolvedFile();
         if (!target.path().equals(file)) {
@@ -57,19 +62,27 @@ final class ConfigFileUpdater
         }
         String loadName = loadName(target.path(), file);
         String targetName = file.getFileName().toString();
+        Optional<NodeSnapshot.Loaded> known = snapshot.loadedAlready(loadName, file).filter(l -> l.bytes().isPresent() && l.config().isPresent());
         byte[] bytes;
-        try {
-            bytes = reader.read(host.toContainer(file), file);
-        }
-        catch (CniChainException e) {
-            return new FileOutcome(target.path(), e.code() == ErrorCode.IO ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED, e.getMessage(), List.of());
-        }
         CniConfigParser.LoadedConfig loaded;
-        try {
-            loaded = CniConfigParser.parse(loadName, bytes);
+        if (known.isPresent()) {
+            bytes = known.get().bytes().orElseThrow();
+            loaded = known.get().config().orElseThrow();
         }
-        catch (CniConfigParser.InvalidConfigException e) {
-            return new FileOutcome(target.path(), FileOutcome.Result.WAITING, file + ": " + e.getMessage() + "; not patched", List.of());
+        else {
+            try {
+                bytes = reader.read(host.toContainer(file), file);
+            }
+            catch (CniChainException e) {
+                return new FileOutcome(target.path(), e.code() == ErrorCode.IO ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED, e.getMessage(),
+                        List.of());
+            }
+            try {
+                loaded = CniConfigParser.parse(loadName, bytes);
+            }
+            catch (CniConfigParser.InvalidConfigException e) {
+                return new FileOutcome(target.path(), FileOutcome.Result.WAITING, file + ": " + e.getMessage() + "; not patched", List.of());
+            }
         }
         Optional<String> incomplete;
         try {
@@ -130,7 +143,7 @@ final class ConfigFileUpdater
                 }
                 return new FileOutcome(path, installing ? FileOutcome.Result.PATCHED : FileOutcome.Result.REMOVED,
                         installing ? "Created CNI config " + target : "removed our entry from " + target,
-                        List.of(new FileOutcome.Written(target, Hashes.sha256(rewrite.content()))));
+                        List.of(new FileOutcome.Written(target, rewrite.content())));
             }
             PatchPlan.Replace replace = (PatchPlan.Replace) plan;
             Path replacement = target.resolveSibling(replace.newName());
@@ -144,7 +157,7 @@ final class ConfigFileUpdater
             // runtime never sees a moment without a configuration.
             PosixFileAttributes attributes = Files.readAttributes(host.toContainer(target), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             writer.writeBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
-            List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, Hashes.sha256(replace.content())));
+            List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, replace.content()));
             try {
                 writer.deleteBelow(host.root(), host.toContainer(target), target);
             }

@@ -1,6 +1,7 @@
 package io.cnichain.core.engine;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 import static java.util.Objects.requireNonNull;
@@ -62,7 +63,45 @@ public record FileOutcome(Path path, Result result, String detail, List<Written>
      * A file we wrote.
      *
      * @param hostPath its host path
-     * @param sha256   the hash of the bytes written
+     * @param content  the bytes written (a configuration: a few kilobytes at most), to know our own write when it comes
+     *                 back as an event
      */
-    public record Written(Path hostPath, String sha256) {}
+    public record Written(Path hostPath, byte[] content)
+    {
+        public Written
+        {
+            requireNonNull(hostPath, "hostPath is null");
+            content = content.clone();
+        }
+
+        @Override
+        public byte[] content()
+        {
+            return content.clone();
+        }
+
+        /** @return whether these are the bytes written */
+        public boolean sameContent(byte[] bytes)
+        {
+            return Arrays.equals(content, bytes);
+        }
+
+        @Override
+        public boolean equals(Object other)
+        {
+            return other instanceof Written written && hostPath.equals(written.hostPath) && Arrays.equals(content, written.content);
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return 31 * hostPath.hashCode() + Arrays.hashCode(content);
+        }
+
+        @Override
+        public String toString()
+        {
+            return "Written[" + hostPath + ", " + content.length + " bytes]";
+        }
+    }
 }

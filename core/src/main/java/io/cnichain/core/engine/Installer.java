@@ -95,7 +95,7 @@ public final class Installer
         for (ConfigTarget target : selection.targets()) {
             outcomes.add(missing.isPresent()
                     ? new FileOutcome(target.path(), FileOutcome.Result.FAILED, missing.get(), List.of())
-                    : patch(target, selection));
+                    : patch(target, selection, snapshot));
         }
         return new InstallReport(selection, outcomes, written, kubeconfigWritten, problem);
     }
@@ -174,13 +174,14 @@ public final class Installer
      *
      * @param target    one of the selection's targets
      * @param selection the decision it came from (its adapter is asked whether a file it named is complete)
+     * @param snapshot  the look at the node the decision was made from
      * @return the outcome
      */
-    public FileOutcome patch(ConfigTarget target, Selection selection)
+    public FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot)
     {
         Path directory = host.toContainer(target.resolvedFile()).getParent();
         sweepOnce(directory);
-        FileOutcome outcome = updater.install(target, entry(), selection);
+        FileOutcome outcome = updater.install(target, entry(), selection, snapshot);
         switch (outcome.result()) {
             case FAILED -> {
                 log.warn("Not patching {}: {}", target.path(), outcome.detail());

@@ -1,7 +1,6 @@
 package io.cnichain.core.agent;
 
 import io.cnichain.core.engine.FileOutcome;
-import io.cnichain.core.engine.Hashes;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -10,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -30,7 +30,7 @@ class WriteLedgerTest
         this.node = node;
         this.ledger = new WriteLedger(node.config().host(), new BoundedFileReader(BoundedFileReader.DEFAULT_LIMIT));
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
-        ledger.record(new FileOutcome.Written(CALICO, Hashes.sha256(Files.readAllBytes(file))), 1000);
+        ledger.record(new FileOutcome.Written(CALICO, Files.readAllBytes(file)), 1000);
     }
 
     @Test
@@ -58,7 +58,7 @@ class WriteLedgerTest
         ledger.overwrittenAt(CALICO, 1010);
         ledger.overwrittenAt(CALICO, 1500);
         assertThat(ledger.overwrittenSince(CALICO)).contains(1010L);
-        ledger.record(new FileOutcome.Written(CALICO, "abc"), 2000);
+        ledger.record(new FileOutcome.Written(CALICO, "abc".getBytes(StandardCharsets.UTF_8)), 2000);
         assertThat(ledger.overwrittenSince(CALICO)).isEmpty();
 
         ledger.overwrittenAt(CALICO, 2100);

@@ -1,0 +1,90 @@
+package io.cnichain.core.engine;
+
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigTarget;
+import io.cnichain.spi.Detection;
+import io.cnichain.spi.NodeView;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A file is patched from the bytes the pass already read, and only while the file still holds them. */
+class InstallerPatchTest
+{
+    @TempDir
+    Path temp;
+
+    TestNode node;
+    Engine engine;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = TestNode.create(temp);
+        node.write("10-calico.conflist", TestNode.CALICO);
+        engine = new Engine(node.config(), new AdapterRegistry(List.of(new LoadedAdapter(new Primary(), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
+    }
+
+    @Test
+    void aFileThePassReadIsPatchedFromThoseBytes()
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+        ConfigTarget target = selection.targets().get(0);
+
+        assertThat(snapshot.loadedAlready("10-calico.conflist", target.resolvedFile())).as("the adapter read it").isPresent();
+        FileOutcome outcome = engine.installer().patch(target, selection, snapshot);
+
+        assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
+        assertThat(node.read("10-calico.conflist")).contains("\"type\": \"linkerd-cni\"");
+    }
+
+    @Test
+    void aFileChangedSinceThePassReadItIsNotWrittenFromWhatItRead()
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+        ConfigTarget target = selection.targets().get(0);
+        node.rewriteInPlace("10-calico.conflist", TestNode.CILIUM);
+
+        FileOutcome outcome = engine.installer().patch(target, selection, snapshot);
+
+        assertThat(outcome.result()).isEqualTo(FileOutcome.Result.WAITING);
+        assertThat(outcome.detail()).endsWith("changed while we patched it; not written, the change will be handled next");
+        assertThat(node.read("10-calico.conflist")).contains("cilium-cni").doesNotContain("linkerd-cni");
+    }
+
+    /** Names the one file and reads it, as every platform's adapter does. */
+    static final class Primary
+            implements CniPlatformAdapter
+    {
+        @Override
+        public String name()
+        {
+            return "primary";
+        }
+
+        @Override
+        public Detection detect(NodeView node, AdapterSettings settings)
+        {
+            return Detection.of(10, "test");
+        }
+
+        @Override
+        public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+        {
+            return node.entry("10-calico.conflist").filter(e -> node.parse(e).isValid()).map(e -> List.of(ConfigTarget.of(e, "test"))).orElse(List.of());
+        }
+    }
+}
