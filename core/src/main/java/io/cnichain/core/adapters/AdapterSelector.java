@@ -6,6 +6,7 @@ import io.cnichain.core.config.AdapterChoice;
 import io.cnichain.core.config.AdapterConfig;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
@@ -15,7 +16,9 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,8 +163,34 @@ public final class AdapterSelector
         }
         Set<Path> named = targets.stream().map(ConfigTarget::resolvedFile).collect(Collectors.toSet());
         return new Selection(chosen, settingsFor(chosen), why, candidates, List.copyOf(byFile.values()), named, notes, warnings(chosen, node), failure,
-                unpatchable);
+                unpatchable, judge(chosen, node, byFile.values(), named));
     }
+
+    /**
+     * The chosen adapter's word on whether each file it named is complete, as this pass read the file: asked here, with
+     * the rest of the decision, so that patching the file costs no further hand-over to an adapter-call thread. A file
+     * that does not parse, or that the adapter fails on, is left out and asked about when it is patched.
+     */
+    private Map<Path, Judged> judge(LoadedAdapter chosen, NodeView node, Collection<ConfigTarget> targets, Set<Path> named)
+    {
+        Map<Path, Judged> judged = new HashMap<>();
+        for (ConfigTarget target : targets) {
+            Optional<CniConfig> config = named.contains(target.resolvedFile()) ? node.parse(target.entry()).config() : Optional.empty();
+            if (config.isEmpty()) {
+                continue;
+            }
+            try {
+                judged.put(target.resolvedFile(), new Judged(config.get(), chosen.adapter().incompleteReason(target, config.get(), settingsFor(chosen))));
+            }
+            catch (RuntimeException e) {
+                log.debug("adapter {} failed to judge {}: {}", chosen.name(), target.path(), e.toString());
+            }
+        }
+        return judged;
+    }
+
+    /** What the adapter said of one parse of a file: asked again for any other. */
+    public record Judged(CniConfig config, Optional<String> incompleteReason) {}
 
     /** Why the effective configuration is patched when the adapter did not name it. */
     public static final String EFFECTIVE_REASON = "the configuration the runtime loads (always patched, whatever the adapter chose)";
@@ -242,9 +271,10 @@ public final class AdapterSelector
      * @param failure     why the chosen adapter could not list its files, if it failed
      * @param unpatchable why the configuration the runtime loads cannot carry our entry, when it cannot (a link out
      *                    of the allowed roots): nothing is written there, and the node is not ready
+     * @param judged      the adapter's answers to {@link #incompleteReason} already given, by resolved file
      */
     public record Selection(LoadedAdapter chosen, AdapterSettings settings, String why, List<Candidate> candidates, List<ConfigTarget> targets,
-            Set<Path> named, List<String> notes, List<String> warnings, Optional<String> failure, Optional<String> unpatchable)
+            Set<Path> named, List<String> notes, List<String> warnings, Optional<String> failure, Optional<String> unpatchable, Map<Path, Judged> judged)
     {
         public Selection
         {
@@ -257,15 +287,21 @@ public final class AdapterSelector
             warnings = List.copyOf(warnings);
             requireNonNull(failure, "failure is null");
             requireNonNull(unpatchable, "unpatchable is null");
+            judged = Map.copyOf(judged);
         }
 
         /**
          * @param target one of the targets
          * @return whether the file is complete enough to patch, by the adapter's judgement when the adapter named it
          */
-        public Optional<String> incompleteReason(ConfigTarget target, io.cnichain.spi.CniConfig config)
+        public Optional<String> incompleteReason(ConfigTarget target, CniConfig config)
         {
-            return named.contains(target.resolvedFile()) ? chosen.adapter().incompleteReason(target, config, settings) : Optional.empty();
+            if (!named.contains(target.resolvedFile())) {
+                return Optional.empty();
+            }
+            // The same parse the decision judged (the engine patches from what the pass read): the same answer.
+            Judged already = judged.get(target.resolvedFile());
+            return already != null && already.config() == config ? already.incompleteReason() : chosen.adapter().incompleteReason(target, config, settings);
         }
     }
 }

@@ -5,6 +5,7 @@ import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.spi.AdapterSettings;
+import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,13 +30,14 @@ class InstallerPatchTest
 
     TestNode node;
     Engine engine;
+    final Primary primary = new Primary();
 
     @BeforeEach
     void setUp()
     {
         node = TestNode.create(temp);
         node.write("10-calico.conflist", TestNode.CALICO);
-        engine = new Engine(node.config(), new AdapterRegistry(List.of(new LoadedAdapter(new Primary(), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
+        engine = new Engine(node.config(), new AdapterRegistry(List.of(new LoadedAdapter(primary, "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
     }
 
     @Test
@@ -48,6 +52,22 @@ class InstallerPatchTest
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
         assertThat(node.read("10-calico.conflist")).contains("\"type\": \"linkerd-cni\"");
+        assertThat(primary.judged).as("asked whether the file is complete once, with the decision, not again to patch it").hasValue(1);
+    }
+
+    @Test
+    void aFileThePassDidNotReadIsReadAndJudgedWhenPatched()
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+        ConfigTarget target = selection.targets().get(0);
+        NodeSnapshot other = engine.snapshot();
+
+        assertThat(other.loadedAlready("10-calico.conflist", target.resolvedFile())).isEmpty();
+        FileOutcome outcome = engine.installer().patch(target, selection, other);
+
+        assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
+        assertThat(primary.judged).as("its own parse is judged again").hasValue(2);
     }
 
     @Test
@@ -69,6 +89,8 @@ class InstallerPatchTest
     static final class Primary
             implements CniPlatformAdapter
     {
+        final AtomicInteger judged = new AtomicInteger();
+
         @Override
         public String name()
         {
@@ -79,6 +101,13 @@ class InstallerPatchTest
         public Detection detect(NodeView node, AdapterSettings settings)
         {
             return Detection.of(10, "test");
+        }
+
+        @Override
+        public Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
+        {
+            judged.incrementAndGet();
+            return Optional.empty();
         }
 
         @Override
