@@ -3,6 +3,7 @@ package io.cnichain.distribution;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ConfigLoader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +54,31 @@ class LauncherTest
                 .contains("+       \"type\": \"linkerd-cni\",")
                 .contains("10-oci.conflist -> 10-oci.conflist-current   (link)")
                 .contains("Sandbox removed");
+    }
+
+    @Test
+    void nativeHeapTrimmingIsAskedOnlyOfRuntimesThatKnowTheOption(@TempDir Path temp)
+            throws Exception
+    {
+        Map<String, Boolean> trims = new java.util.LinkedHashMap<>();
+        for (String version : List.of("17", "17.0.10", "17.0.11", "17.0.15", "17.0.11.1", "21.0.2", "21.0.3", "25", "25.0.3", "1.8.0_292")) {
+            Path runtime = Files.createDirectories(temp.resolve(version).resolve("bin"));
+            Path java = runtime.resolve("java");
+            Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+            assertThat(java.toFile().setExecutable(true)).isTrue();
+            Files.writeString(runtime.getParent().resolve("release"), "IMPLEMENTOR=\"test\"\nJAVA_VERSION=\"" + version + "\"\n");
+            ProcessBuilder builder = new ProcessBuilder(HOME.resolve("bin/cni-chain").toString(), "--version").redirectErrorStream(true);
+            builder.environment().put("JAVA_HOME", runtime.getParent().toString());
+            builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
+            Process process = builder.start();
+            List<String> options = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(options).as(version).contains("-XX:+UseSerialGC", "-Xms4m");
+            trims.put(version, options.contains("-XX:TrimNativeHeapInterval=30000"));
+        }
+        assertThat(trims).containsExactly(Map.entry("17", false), Map.entry("17.0.10", false), Map.entry("17.0.11", true), Map.entry("17.0.15", true),
+                Map.entry("17.0.11.1", true), Map.entry("21.0.2", false), Map.entry("21.0.3", true), Map.entry("25", true), Map.entry("25.0.3", true),
+                Map.entry("1.8.0_292", false));
     }
 
     private static Run run(String... args)
