@@ -60,6 +60,11 @@ final class HostProgram
             Path java = Files.createDirectories(fake.resolve("bin")).resolve("java");
             Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
             java.toFile().setExecutable(true);
+            // The launcher picks some options by the runtime's version, from its release file: the stand-in has the real one's.
+            Path release = javaHome.resolve("release");
+            if (Files.isReadable(release)) {
+                Files.copy(release, fake.resolve("release"));
+            }
             ProcessBuilder builder = new ProcessBuilder(dist.resolve("bin/cni-chain").toString(), "run").redirectErrorStream(true);
             builder.environment().put("JAVA_HOME", fake.toString());
             builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
