@@ -1,0 +1,150 @@
+package io.cnichain.core.agent;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The health port as a client on the wire sees it: what is answered, and what a bad or slow client gets. */
+class HealthServerTest
+{
+    final AgentStatus status = new AgentStatus();
+    HealthServer server;
+
+    @BeforeEach
+    void setUp()
+            throws IOException
+    {
+        status.loopRunning(true);
+        server = new HealthServer(0, status, new AgentMetrics(), Duration.ofSeconds(30));
+        server.start();
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        server.stop();
+    }
+
+    @Test
+    void aProbeGetsItsAnswerAndTheConnectionIsClosed()
+            throws IOException
+    {
+        status.publish(List.of());
+        String answer = exchange("GET /readyz HTTP/1.1\r\nHost: 10.0.0.1\r\nUser-Agent: kube-probe/1.31\r\nAccept: */*\r\nConnection: close\r\n\r\n");
+
+        assertThat(answer).startsWith("HTTP/1.1 200 OK\r\n").contains("Content-Type: text/plain; charset=utf-8\r\n")
+                .contains("Content-Length: 6\r\n").contains("Connection: close\r\n").endsWith("\r\n\r\nready\n");
+    }
+
+    @Test
+    void notReadyIs503WithTheReasonsAndAQueryIsIgnored()
+            throws IOException
+    {
+        status.publish(List.of("no primary CNI configuration in /etc/cni/net.d yet"));
+
+        assertThat(exchange("GET /readyz?verbose=1 HTTP/1.0\n\n")).startsWith("HTTP/1.1 503 Service Unavailable\r\n")
+                .endsWith("\r\n\r\nnot ready:\n- no primary CNI configuration in /etc/cni/net.d yet\n");
+    }
+
+    @Test
+    void headGetsTheHeadersWithoutTheBody()
+            throws IOException
+    {
+        String answer = exchange("HEAD /metrics HTTP/1.1\r\n\r\n");
+
+        assertThat(answer).startsWith("HTTP/1.1 200 OK\r\n").contains("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n")
+                .containsPattern("Content-Length: [1-9][0-9]*\r\n").endsWith("Connection: close\r\n\r\n");
+    }
+
+    @Test
+    void otherMethodsPathsAndGarbageGetTheirOwnCodes()
+            throws IOException
+    {
+        assertThat(exchange("POST /healthz HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi")).startsWith("HTTP/1.1 405 Method Not Allowed\r\n")
+                .contains("Allow: GET, HEAD\r\n");
+        assertThat(exchange("GET /other HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 404 Not Found\r\n").endsWith("try /healthz, /readyz or /metrics\n");
+        assertThat(exchange("hello\r\n\r\n")).startsWith("HTTP/1.1 400 Bad Request\r\n");
+        assertThat(exchange("GET /healthz HTTP/1.1\r\nX-Padding: " + "x".repeat(HealthServer.MAX_HEAD) + "\r\n\r\n"))
+                .as("a head larger than %d bytes", HealthServer.MAX_HEAD).startsWith("HTTP/1.1 400 Bad Request\r\n");
+    }
+
+    @Test
+    void aHeadInPiecesIsReadWhole()
+            throws Exception
+    {
+        try (Socket socket = connect()) {
+            OutputStream out = socket.getOutputStream();
+            out.write("GET /heal".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread.sleep(100);
+            out.write("thz HTTP/1.1\r\nHost: x\r".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Thread.sleep(100);
+            out.write("\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(readAll(socket.getInputStream())).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nok\n");
+        }
+    }
+
+    @Test
+    void aClientThatSendsNothingIsCutOffAndTheNextOneIsAnswered()
+            throws IOException
+    {
+        try (Socket silent = connect()) {
+            long start = System.nanoTime();
+            String next = exchange("GET /healthz HTTP/1.1\r\n\r\n");
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+
+            assertThat(next).startsWith("HTTP/1.1 200 OK\r\n");
+            assertThat(waited).isBetween(Duration.ofSeconds(HealthServer.REQUEST_SECONDS).minusMillis(200), Duration.ofSeconds(HealthServer.REQUEST_SECONDS + 2));
+            assertThat(readAll(silent.getInputStream())).as("the silent one is closed unanswered").isEmpty();
+        }
+    }
+
+    @Test
+    void stopFreesThePort()
+    {
+        int port = server.port();
+        server.stop();
+
+        assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
+    }
+
+    private Socket connect()
+            throws IOException
+    {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", server.port()), 2000);
+        socket.setSoTimeout(10_000);
+        return socket;
+    }
+
+    private String exchange(String request)
+            throws IOException
+    {
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return readAll(socket.getInputStream());
+        }
+    }
+
+    private static String readAll(InputStream in)
+            throws IOException
+    {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+}
