@@ -13,6 +13,7 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
+import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +63,10 @@ final class ConfigFileUpdater
         }
         String loadName = loadName(target.path(), file);
         String targetName = file.getFileName().toString();
-        Optional<NodeSnapshot.Loaded> known = snapshot.loadedAlready(loadName, file).filter(l -> l.bytes().isPresent() && l.config().isPresent());
+        // A single-plugin file is converted: a new .conflist, then the original deleted, with no check of the original's
+        // bytes just before; it is read afresh, so the time in which a rewrite of it could be lost stays as short as it was.
+        Optional<NodeSnapshot.Loaded> known = snapshot.loadedAlready(loadName, file)
+                .filter(l -> l.bytes().isPresent() && l.config().isPresent() && l.config().get().summary().format() != CniConfig.Format.SINGLE);
         byte[] bytes;
         CniConfigParser.LoadedConfig loaded;
         if (known.isPresent()) {

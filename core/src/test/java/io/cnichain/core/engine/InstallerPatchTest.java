@@ -30,7 +30,7 @@ class InstallerPatchTest
 
     TestNode node;
     Engine engine;
-    final Primary primary = new Primary();
+    final Primary primary = new Primary("10-calico.conflist");
 
     @BeforeEach
     void setUp()
@@ -85,11 +85,36 @@ class InstallerPatchTest
         assertThat(node.read("10-calico.conflist")).contains("cilium-cni").doesNotContain("linkerd-cni");
     }
 
-    /** Names the one file and reads it, as every platform's adapter does. */
+    @Test
+    void aSinglePluginFileIsConvertedFromItsContentAtPatchTimeNotFromThePasssRead()
+    {
+        node.write("05-cilium.conf", TestNode.CILIUM_CONF);
+        Engine cilium = new Engine(node.config(), new AdapterRegistry(List.of(
+                new LoadedAdapter(new Primary("05-cilium.conf"), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
+        NodeSnapshot snapshot = cilium.snapshot();
+        Selection selection = cilium.select(snapshot);
+        ConfigTarget target = selection.targets().stream().filter(t -> t.path().endsWith("05-cilium.conf")).findFirst().orElseThrow();
+        assertThat(snapshot.loadedAlready("05-cilium.conf", target.resolvedFile())).as("the adapter read it").isPresent();
+        // The primary rewrites its file between the pass's read and the conversion, which deletes the original unchecked.
+        node.rewriteInPlace("05-cilium.conf", TestNode.CILIUM_CONF.replace("\"enable-debug\":false", "\"enable-debug\":true"));
+
+        FileOutcome outcome = cilium.installer().patch(target, selection, snapshot);
+
+        assertThat(outcome.result()).isEqualTo(FileOutcome.Result.CONVERTED);
+        assertThat(node.read("05-cilium.conflist")).contains("\"enable-debug\": true").contains("linkerd-cni");
+    }
+
+    /** Names its one file and reads it, as every platform's adapter does. */
     static final class Primary
             implements CniPlatformAdapter
     {
         final AtomicInteger judged = new AtomicInteger();
+        final String file;
+
+        Primary(String file)
+        {
+            this.file = file;
+        }
 
         @Override
         public String name()
@@ -113,7 +138,7 @@ class InstallerPatchTest
         @Override
         public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
         {
-            return node.entry("10-calico.conflist").filter(e -> node.parse(e).isValid()).map(e -> List.of(ConfigTarget.of(e, "test"))).orElse(List.of());
+            return node.entry(file).filter(e -> node.parse(e).isValid()).map(e -> List.of(ConfigTarget.of(e, "test"))).orElse(List.of());
         }
     }
 }
