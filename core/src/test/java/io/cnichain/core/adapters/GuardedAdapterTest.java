@@ -6,20 +6,19 @@ import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
-import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
-import io.cnichain.spi.ParseResult;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -201,7 +200,7 @@ class GuardedAdapterTest
                 new LoadedAdapter(first, "1", LoadedAdapter.Origin.BUILT_IN, "/x/first.jar"),
                 new LoadedAdapter(second, "1", LoadedAdapter.Origin.BUILT_IN, "/x/second.jar")), List.of(), LIMIT);
         List<Thread> decider = new CopyOnWriteArrayList<>();
-        NodeView view = new Watched(node.snapshot(), () -> decider.add(Thread.currentThread()));
+        NodeView view = watched(node.snapshot(), () -> decider.add(Thread.currentThread()));
         Thread.currentThread().setContextClassLoader(own);
         try {
             new AdapterSelector(registry, node.config().adapters()).select(view, AdapterChoice.auto());
@@ -255,63 +254,19 @@ class GuardedAdapterTest
     }
 
     /** A node view that says when the selector itself (not an adapter, which sees a read-only copy) asks for the effective file. */
-    private record Watched(NodeView node, Runnable onEffective)
-            implements NodeView
+    private static NodeView watched(NodeView node, Runnable onEffective)
     {
-        @Override
-        public Path confDir()
-        {
-            return node.confDir();
-        }
-
-        @Override
-        public Path binDir()
-        {
-            return node.binDir();
-        }
-
-        @Override
-        public List<ConfigEntry> entries()
-        {
-            return node.entries();
-        }
-
-        @Override
-        public Optional<ConfigEntry> entry(String fileName)
-        {
-            return node.entry(fileName);
-        }
-
-        @Override
-        public ConfigEntry inspect(Path hostPath)
-        {
-            return node.inspect(hostPath);
-        }
-
-        @Override
-        public ParseResult parse(ConfigEntry entry)
-        {
-            return node.parse(entry);
-        }
-
-        @Override
-        public Optional<ConfigEntry> effectiveConfig()
-        {
-            onEffective.run();
-            return node.effectiveConfig();
-        }
-
-        @Override
-        public boolean hasBinary(String name)
-        {
-            return node.hasBinary(name);
-        }
-
-        @Override
-        public boolean isNeverConfig(String fileName)
-        {
-            return node.isNeverConfig(fileName);
-        }
+        return (NodeView) Proxy.newProxyInstance(NodeView.class.getClassLoader(), new Class<?>[] {NodeView.class}, (proxy, method, args) -> {
+            if (method.getName().equals("effectiveConfig")) {
+                onEffective.run();
+            }
+            try {
+                return method.invoke(node, args);
+            }
+            catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
     }
 
     private static void sleep(Duration duration)

@@ -43,12 +43,10 @@ class InstallerPatchTest
     @Test
     void aFileThePassReadIsPatchedFromThoseBytes()
     {
-        NodeSnapshot snapshot = engine.snapshot();
-        Selection selection = engine.select(snapshot);
-        ConfigTarget target = selection.targets().get(0);
+        Decided pass = decide(engine, "10-calico.conflist");
 
-        assertThat(snapshot.loadedAlready("10-calico.conflist", target.resolvedFile())).as("the adapter read it").isPresent();
-        FileOutcome outcome = engine.installer().patch(target, selection, snapshot);
+        assertThat(pass.snapshot().loadedAlready("10-calico.conflist", pass.target().resolvedFile())).as("the adapter read it").isPresent();
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
         assertThat(node.read("10-calico.conflist")).contains("\"type\": \"linkerd-cni\"");
@@ -58,13 +56,11 @@ class InstallerPatchTest
     @Test
     void aFileThePassDidNotReadIsReadAndJudgedWhenPatched()
     {
-        NodeSnapshot snapshot = engine.snapshot();
-        Selection selection = engine.select(snapshot);
-        ConfigTarget target = selection.targets().get(0);
+        Decided pass = decide(engine, "10-calico.conflist");
         NodeSnapshot other = engine.snapshot();
 
-        assertThat(other.loadedAlready("10-calico.conflist", target.resolvedFile())).isEmpty();
-        FileOutcome outcome = engine.installer().patch(target, selection, other);
+        assertThat(other.loadedAlready("10-calico.conflist", pass.target().resolvedFile())).isEmpty();
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), other);
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
         assertThat(primary.judged).as("its own parse is judged again").hasValue(2);
@@ -73,12 +69,10 @@ class InstallerPatchTest
     @Test
     void aFileChangedSinceThePassReadItIsNotWrittenFromWhatItRead()
     {
-        NodeSnapshot snapshot = engine.snapshot();
-        Selection selection = engine.select(snapshot);
-        ConfigTarget target = selection.targets().get(0);
+        Decided pass = decide(engine, "10-calico.conflist");
         node.rewriteInPlace("10-calico.conflist", TestNode.CILIUM);
 
-        FileOutcome outcome = engine.installer().patch(target, selection, snapshot);
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.WAITING);
         assertThat(outcome.detail()).endsWith("changed while we patched it; not written, the change will be handled next");
@@ -91,17 +85,25 @@ class InstallerPatchTest
         node.write("05-cilium.conf", TestNode.CILIUM_CONF);
         Engine cilium = new Engine(node.config(), new AdapterRegistry(List.of(
                 new LoadedAdapter(new Primary("05-cilium.conf"), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
-        NodeSnapshot snapshot = cilium.snapshot();
-        Selection selection = cilium.select(snapshot);
-        ConfigTarget target = selection.targets().stream().filter(t -> t.path().endsWith("05-cilium.conf")).findFirst().orElseThrow();
-        assertThat(snapshot.loadedAlready("05-cilium.conf", target.resolvedFile())).as("the adapter read it").isPresent();
+        Decided pass = decide(cilium, "05-cilium.conf");
+        assertThat(pass.snapshot().loadedAlready("05-cilium.conf", pass.target().resolvedFile())).as("the adapter read it").isPresent();
         // The primary rewrites its file between the pass's read and the conversion, which deletes the original unchecked.
         node.rewriteInPlace("05-cilium.conf", TestNode.CILIUM_CONF.replace("\"enable-debug\":false", "\"enable-debug\":true"));
 
-        FileOutcome outcome = cilium.installer().patch(target, selection, snapshot);
+        FileOutcome outcome = cilium.installer().patch(pass.target(), pass.selection(), pass.snapshot());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.CONVERTED);
         assertThat(node.read("05-cilium.conflist")).contains("\"enable-debug\": true").contains("linkerd-cni");
+    }
+
+    /** One pass's look at the node, its decision, and the decision's target of that name. */
+    record Decided(NodeSnapshot snapshot, Selection selection, ConfigTarget target) {}
+
+    static Decided decide(Engine engine, String name)
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+        return new Decided(snapshot, selection, selection.targets().stream().filter(t -> t.path().getFileName().toString().equals(name)).findFirst().orElseThrow());
     }
 
     /** Names its one file and reads it, as every platform's adapter does. */
