@@ -35,6 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(TempNodeExtension.class)
 class FaultKillStormTest
 {
+    static final long MIN_SAMPLES = 500;
+
     @Test
     void kill9DuringARenameStormNeverLeavesAnInvalidEmptyOrPartialConfiguration(TestNode node)
             throws Exception
@@ -68,10 +70,13 @@ class FaultKillStormTest
             node.binDir().register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
             Primary primary = cleanup.add(Primary.start(file, content, Primary.Mode.RENAME, 50, 50, seed));
             Observer observer = cleanup.add(Observer.start(node.confDir(), node.binDir().resolve("linkerd-cni"), rules));
-            for (int i = 0; i < kills; i++) {
+            // At least the kills asked for, and for as long as the observer needs to take 500 samples (a second or so): a
+            // faster agent dies sooner after each start, and a storm over before it was watched proves nothing.
+            int done;
+            for (done = 0; done < kills || observer.samples() <= MIN_SAMPLES; done++) {
                 drain(watcher);
                 AgentProcess agent = cleanup.add(AgentProcess.launch(node, List.of(), List.of()));
-                if (i % 3 == 0) {
+                if (done % 3 == 0) {
                     Files2.pause(random.nextInt(1000));
                 }
                 else {
@@ -92,7 +97,6 @@ class FaultKillStormTest
             observer.close();
 
             assertThat(observer.violations()).as("seed " + seed).isEmpty();
-            assertThat(observer.samples()).isGreaterThan(500);
             assertThat(plugins(patched)).filteredOn("linkerd-cni"::equals).hasSize(1);
             assertThat(plugins(patched)).last().isEqualTo("linkerd-cni");
             assertThat(tempFiles(node.confDir())).as("temp files of ours in the conf dir").isEmpty();
@@ -100,7 +104,7 @@ class FaultKillStormTest
             if (!file.equals(patched)) {
                 assertThat(file).as("the .conf, converted").doesNotExist();
             }
-            FaultSettings.report(name, kills + " kills survived (seed " + seed + "), " + midWrite + " of them left a temp file of ours behind (killed"
+            FaultSettings.report(name, done + " kills survived (seed " + seed + "), " + midWrite + " of them left a temp file of ours behind (killed"
                     + " mid-write); " + primary.writes() + " primary writes; " + observer.samples() + " samples, none broken; "
                     + (System.nanoTime() - started) / 1_000_000 + " ms");
             assertThat(midWrite).as("kills that caught a write in progress").isPositive();
