@@ -17,6 +17,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -170,9 +171,7 @@ class GuardedAdapterTest
             throw new NoClassDefFoundError("com/acme/Missing");
         });
         Scripted fine = new Scripted("fine", () -> {});
-        AdapterRegistry registry = new AdapterRegistry(List.of(
-                new LoadedAdapter(broken, "1", LoadedAdapter.Origin.CLASSPATH, "/x/broken.jar"),
-                new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
+        AdapterRegistry registry = registryOf(broken, fine);
 
         AdapterSelector.Selection selection = new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
 
@@ -196,9 +195,7 @@ class GuardedAdapterTest
         };
         Scripted first = new Scripted("first", record);
         Scripted second = new Scripted("second", record);
-        AdapterRegistry registry = new AdapterRegistry(List.of(
-                new LoadedAdapter(first, "1", LoadedAdapter.Origin.BUILT_IN, "/x/first.jar"),
-                new LoadedAdapter(second, "1", LoadedAdapter.Origin.BUILT_IN, "/x/second.jar")), List.of(), LIMIT);
+        AdapterRegistry registry = registryOf(first, second);
         List<Thread> decider = new CopyOnWriteArrayList<>();
         NodeView view = watched(node.snapshot(), () -> decider.add(Thread.currentThread()));
         Thread.currentThread().setContextClassLoader(own);
@@ -220,9 +217,7 @@ class GuardedAdapterTest
     {
         Scripted hang = new Scripted("a-hang", () -> sleep(Duration.ofSeconds(60)));
         Scripted fine = new Scripted("b-fine", () -> {});
-        AdapterRegistry registry = new AdapterRegistry(List.of(
-                new LoadedAdapter(hang, "1", LoadedAdapter.Origin.CLASSPATH, "/x/hang.jar"),
-                new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
+        AdapterRegistry registry = registryOf(hang, fine);
         long start = System.nanoTime();
 
         AdapterSelector.Selection selection = new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
@@ -242,15 +237,20 @@ class GuardedAdapterTest
     {
         Scripted late = new Scripted("a-late", () -> sleep(LIMIT.multipliedBy(2)));
         Scripted fine = new Scripted("b-fine", () -> {});
-        AdapterRegistry registry = new AdapterRegistry(List.of(
-                new LoadedAdapter(late, "1", LoadedAdapter.Origin.CLASSPATH, "/x/late.jar"),
-                new LoadedAdapter(fine, "1", LoadedAdapter.Origin.BUILT_IN, "/x/fine.jar")), List.of(), LIMIT);
+        AdapterRegistry registry = registryOf(late, fine);
 
         new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
         // The abandoned thread's late call returns 2 limits after it started: give it time to go on, if it would.
         sleep(LIMIT.multipliedBy(4));
 
         assertThat(fine.calls).as("detected once, by the decision made again; never by the abandoned one").hasValue(1);
+    }
+
+    /** The adapters, in this order, as if each came from a jar of its own on the class path. */
+    private static AdapterRegistry registryOf(Scripted... adapters)
+    {
+        return new AdapterRegistry(Arrays.stream(adapters)
+                .map(adapter -> new LoadedAdapter(adapter, "1", LoadedAdapter.Origin.CLASSPATH, "/x/" + adapter.name() + ".jar")).toList(), List.of(), LIMIT);
     }
 
     /** A node view that says when the selector itself (not an adapter, which sees a read-only copy) asks for the effective file. */
