@@ -58,7 +58,7 @@ public final class Benchmark
         Map<String, Map<String, Report.Spread>> summary = Report.summarize(runs);
         System.out.println();
         Report.printSummary(summary, agent.name(), floor.name());
-        List<Report.Target> targets = settings.reactionOnly()
+        List<Report.Target> targets = settings.only().isPresent()
                 ? List.of()
                 : Targets.check(summary, agent.name(), floor.name(), settings.image().isPresent(), runs);
         Report.printTargets(targets);

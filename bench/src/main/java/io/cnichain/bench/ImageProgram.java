@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -123,7 +123,7 @@ final class ImageProgram
         }
 
         @Override
-        public OptionalDouble msSinceProcessStart()
+        public OptionalLong processStartNanos()
                 throws IOException
         {
             // Both in clock ticks since boot (10 ms): the JVM's own start, not podman's work before it.
@@ -131,7 +131,7 @@ final class ImageProgram
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             double started = Long.parseLong(fields[19]) / Proc.TICKS_PER_SECOND;
             double now = Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
-            return OptionalDouble.of((now - started) * 1000);
+            return OptionalLong.of(System.nanoTime() - (long) ((now - started) * 1e9));
         }
 
         @Override

@@ -136,6 +136,55 @@ final class Node
         return (System.nanoTime() - start) / 1e6;
     }
 
+    /** Starts reading the primary's file every 0.1 ms, on a thread of its own, until our entry is in it. */
+    PatchWatch watchPatched()
+    {
+        PatchWatch watch = new PatchWatch();
+        watch.start();
+        return watch;
+    }
+
+    /** A thread that notes when the primary's file was first seen patched. */
+    final class PatchWatch
+            extends Thread
+    {
+        private volatile long seenAt;
+        private volatile boolean seen;
+        private volatile boolean cancelled;
+
+        private PatchWatch()
+        {
+            super("patch-watch");
+            setDaemon(true);
+        }
+
+        @Override
+        public void run()
+        {
+            while (!cancelled && !patched()) {
+                LockSupport.parkNanos(100_000);
+            }
+            seenAt = System.nanoTime();
+            seen = !cancelled;
+        }
+
+        /**
+         * @param start when the program was started ({@link System#nanoTime()}), for the timeout
+         * @param log   the program's log, shown when the file is never patched
+         * @return when the file was first seen patched ({@link System#nanoTime()})
+         */
+        long await(long start, Program.Running log)
+                throws IOException, InterruptedException
+        {
+            join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(start + PATCH_TIMEOUT_NANOS - System.nanoTime())));
+            if (!seen) {
+                cancelled = true;
+                throw new IllegalStateException(primaryFile + " not patched after 30 s; log " + log.log() + ":\n" + tail(log.log()));
+            }
+            return seenAt;
+        }
+    }
+
     static String tail(Path log)
             throws IOException
     {

@@ -3,7 +3,7 @@ package io.cnichain.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.OptionalDouble;
+import java.util.OptionalLong;
 
 /** A program measured: the agent (through its launcher, or its image under podman) or the floor. */
 interface Program
@@ -34,13 +34,13 @@ interface Program
                 throws IOException;
 
         /**
-         * How long ago its JVM process started, when that differs from when {@link #start} was called (podman's own
-         * work before it): then start-up is counted from there.
+         * When its JVM process started, on {@link System#nanoTime()}'s clock, when that differs from when {@link #start}
+         * was called (podman's own work before it): then start-up is counted from there.
          */
-        default OptionalDouble msSinceProcessStart()
+        default OptionalLong processStartNanos()
                 throws IOException
         {
-            return OptionalDouble.empty();
+            return OptionalLong.empty();
         }
 
         /** Stops it as its supervisor would (SIGTERM) and waits; returns its exit code. */

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalDouble;
+import java.util.OptionalLong;
 
 /**
  * One run of every measurement, on fresh temp nodes, the programs taking turns so that a drift of the machine's speed
@@ -32,11 +32,14 @@ final class Run
     Figures measure()
             throws Exception
     {
-        if (settings.reactionOnly()) {
+        if (settings.only("reaction")) {
             steadyState();
             return figures;
         }
         startup();
+        if (settings.only("startup")) {
+            return figures;
+        }
         steadyState();
         scale();
         return figures;
@@ -53,11 +56,16 @@ final class Run
                 try (Node node = Node.create(false, 0)) {
                     Path log = logs.resolve(program.name() + "-start-" + i + ".log");
                     long start = System.nanoTime();
+                    // Watched from before the start: podman returns only after its container is running, and the
+                    // agent may have patched the file by then.
+                    Node.PatchWatch watch = node.watchPatched();
                     Program.Running running = program.start(node, log);
-                    double total = node.awaitPatched(start, running);
-                    OptionalDouble process = running.msSinceProcessStart();
-                    times.computeIfAbsent(program, p -> new ArrayList<>()).add(process.orElse(total));
-                    if (process.isPresent()) {
+                    long patchedAt = watch.await(start, running);
+                    double total = (patchedAt - start) / 1e6;
+                    OptionalLong processStart = running.processStartNanos();
+                    times.computeIfAbsent(program, p -> new ArrayList<>()).add(
+                            processStart.isPresent() ? (patchedAt - processStart.getAsLong()) / 1e6 : total);
+                    if (processStart.isPresent()) {
                         outside.computeIfAbsent(program, p -> new ArrayList<>()).add(total);
                     }
                     stop(program, running, node);
@@ -94,7 +102,7 @@ final class Run
                 put(program, "reaction_p99_ms", Stats.percentile(list, 99));
                 put(program, "reaction_max_ms", Stats.max(list));
             });
-            if (settings.reactionOnly()) {
+            if (settings.only("reaction")) {
                 return;
             }
             idle(running);

@@ -17,11 +17,16 @@ import java.util.Optional;
  * @param scaleEntries entries of the large conf dir
  * @param scaleTrials  reaction trials on each scale node
  * @param results      the result file (JSON)
- * @param reactionOnly only the reaction trials (no start-ups, idle, storm or scale, no targets): to try a change
+ * @param only         "reaction" or "startup": only those trials, no targets (to try a change); empty for everything
  */
 record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
-                int scaleEntries, int scaleTrials, Path results, boolean reactionOnly)
+                int scaleEntries, int scaleTrials, Path results, Optional<String> only)
 {
+    boolean only(String part)
+    {
+        return only.isPresent() && only.get().equals(part);
+    }
+
     static final String USAGE = """
             usage: java -jar bench/target/cni-chain-bench.jar [options]
               --dist DIR        the distribution (default distribution/target/cni-chain)
@@ -36,6 +41,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
               --scale-trials N  reaction trials per scale node (default 50)
               --quick           1 run, 3 starts, 20 trials, 10 s idle, 10 scale trials: to try the benchmark, not for figures
               --only reaction   only the reaction trials (no start-ups, idle, storm, scale or targets)
+              --only startup    only the start-ups (no reaction, idle, storm, scale or targets)
               --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
             """;
 
@@ -46,7 +52,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         Optional<Path> image = Optional.empty();
         int runs = 3, starts = 10, trials = 100, idle = 60, storm = 10_000, scale = 5000, scaleTrials = 50;
         Path out = null;
-        boolean reactionOnly = false;
+        Optional<String> only = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -62,10 +68,10 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                 case "--scale-trials" -> scaleTrials = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
                 case "--only" -> {
-                    if (!"reaction".equals(value)) {
-                        throw new IllegalArgumentException("--only takes reaction\n" + USAGE);
+                    if (!"reaction".equals(value) && !"startup".equals(value)) {
+                        throw new IllegalArgumentException("--only takes reaction or startup\n" + USAGE);
                     }
-                    reactionOnly = true;
+                    only = Optional.of(value);
                 }
                 case "--quick" -> {
                     runs = 1;
@@ -82,6 +88,6 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         if (out == null) {
             out = Path.of("bench/results", java.time.LocalDate.now() + "-jdk" + JavaRuntime.feature(javaHome) + (image.isPresent() ? "-image" : "") + ".json");
         }
-        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, reactionOnly);
+        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, only);
     }
 }
