@@ -88,15 +88,20 @@ public final class CniChainCli
      */
     private static void openClassPathEarly()
     {
-        Thread thread = new Thread(() -> {
-            try {
-                Enumeration<URL> found = CniChainCli.class.getClassLoader().getResources("META-INF/services/" + CniPlatformAdapter.class.getName());
-                while (found.hasMoreElements()) {
-                    found.nextElement();
+        Thread thread = new Thread(new Runnable()
+        {
+            @Override
+            public void run()
+            {
+                try {
+                    Enumeration<URL> found = CniChainCli.class.getClassLoader().getResources("META-INF/services/" + CniPlatformAdapter.class.getName());
+                    while (found.hasMoreElements()) {
+                        found.nextElement();
+                    }
                 }
-            }
-            catch (IOException ignored) {
-                // The scan proper meets the same jar, and reports it.
+                catch (IOException ignored) {
+                    // The scan proper meets the same jar, and reports it.
+                }
             }
         }, "class-path-open");
         thread.setDaemon(true);

@@ -6,7 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiConsumer;
 
 /**
  * {@code cni-chain run} without picocli, whose model of the command line costs more than half of the agent's
@@ -30,27 +29,48 @@ final class RunFastPath
     /**
      * One long option of {@code run}.
      *
-     * @param name   as given on the command line
-     * @param kind   how its value converts
-     * @param assign puts the converted value in place
+     * @param name as given on the command line
+     * @param kind how its value converts
      */
-    record Known(String name, Kind kind, BiConsumer<RunCommand, Object> assign) {}
+    record Known(String name, Kind kind)
+    {
+        /** Puts the converted value in place. (A switch, not a lambda per option: each lambda costs start-up.) */
+        void assign(RunCommand c, Object v)
+        {
+            switch (name) {
+                case "--health-port" -> c.healthPort = (Integer) v;
+                case "--no-cleanup" -> c.noCleanup = true;
+                case "--shutdown-timeout" -> c.shutdownTimeout = (Integer) v;
+                case "--config" -> c.options.config = (Path) v;
+                case "--host-root" -> c.options.hostRoot = (Path) v;
+                case "--conf-dir" -> c.options.confDir = (Path) v;
+                case "--bin-dir" -> c.options.binDir = (Path) v;
+                case "--adapter" -> c.options.adapter = append(c.options.adapter, v);
+                case "--service-account-dir" -> c.options.serviceAccountDir = (Path) v;
+                case "--plugins-dir" -> c.options.pluginsDir = (Path) v;
+                case "--log-level" -> c.options.logLevel = (String) v;
+                case "--log-format" -> c.options.logFormat = (String) v;
+                case "--stacktrace" -> c.options.stacktrace = true;
+                default -> throw new IllegalStateException("no assignment for " + name);
+            }
+        }
+    }
 
     /** The options of {@code run}, its own and its {@link CommonOptions}, as picocli knows them. */
     static final List<Known> OPTIONS = List.of(
-            new Known("--health-port", Kind.INTEGER, (c, v) -> c.healthPort = (Integer) v),
-            new Known("--no-cleanup", Kind.FLAG, (c, v) -> c.noCleanup = true),
-            new Known("--shutdown-timeout", Kind.INTEGER, (c, v) -> c.shutdownTimeout = (Integer) v),
-            new Known("--config", Kind.PATH, (c, v) -> c.options.config = (Path) v),
-            new Known("--host-root", Kind.PATH, (c, v) -> c.options.hostRoot = (Path) v),
-            new Known("--conf-dir", Kind.PATH, (c, v) -> c.options.confDir = (Path) v),
-            new Known("--bin-dir", Kind.PATH, (c, v) -> c.options.binDir = (Path) v),
-            new Known("--adapter", Kind.LIST, (c, v) -> c.options.adapter = append(c.options.adapter, v)),
-            new Known("--service-account-dir", Kind.PATH, (c, v) -> c.options.serviceAccountDir = (Path) v),
-            new Known("--plugins-dir", Kind.PATH, (c, v) -> c.options.pluginsDir = (Path) v),
-            new Known("--log-level", Kind.TEXT, (c, v) -> c.options.logLevel = (String) v),
-            new Known("--log-format", Kind.TEXT, (c, v) -> c.options.logFormat = (String) v),
-            new Known("--stacktrace", Kind.FLAG, (c, v) -> c.options.stacktrace = true));
+            new Known("--health-port", Kind.INTEGER),
+            new Known("--no-cleanup", Kind.FLAG),
+            new Known("--shutdown-timeout", Kind.INTEGER),
+            new Known("--config", Kind.PATH),
+            new Known("--host-root", Kind.PATH),
+            new Known("--conf-dir", Kind.PATH),
+            new Known("--bin-dir", Kind.PATH),
+            new Known("--adapter", Kind.LIST),
+            new Known("--service-account-dir", Kind.PATH),
+            new Known("--plugins-dir", Kind.PATH),
+            new Known("--log-level", Kind.TEXT),
+            new Known("--log-format", Kind.TEXT),
+            new Known("--stacktrace", Kind.FLAG));
 
     /** The separator of a list option's values, picocli's {@code split} of {@code --adapter}. */
     static final String LIST_SEPARATOR = ",";
@@ -106,7 +126,7 @@ final class RunFastPath
             if (converted.isEmpty()) {
                 return Optional.empty();
             }
-            option.assign().accept(command, converted.get());
+            option.assign(command, converted.get());
         }
         return Optional.of(command);
     }

@@ -81,7 +81,7 @@ public record ConfigEntry(
      */
     public Optional<String> resolvedFileName()
     {
-        return resolvedFile.map(file -> file.getFileName().toString());
+        return resolvedFile.isPresent() ? Optional.of(resolvedFile.get().getFileName().toString()) : Optional.empty();
     }
 
     /** What a directory entry is, without following links. */

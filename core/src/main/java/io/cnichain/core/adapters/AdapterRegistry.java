@@ -57,14 +57,17 @@ public final class AdapterRegistry
      */
     public AdapterRegistry(List<LoadedAdapter> adapters, List<String> problems, Duration limit)
     {
-        Map<String, LoadedAdapter> byName = new LinkedHashMap<>();
-        adapters.stream().sorted(Comparator.comparing(LoadedAdapter::name)).forEach(a -> {
-            LoadedAdapter previous = byName.putIfAbsent(a.name(), a.guarded(limit));
+        Map<String, LoadedAdapter> byName = new TreeMap<>();
+        for (LoadedAdapter a : adapters) {
+            LoadedAdapter previous = byName.putIfAbsent(a.name(), a);
             if (previous != null) {
                 throw new CniChainException(ErrorCode.ADAPTER, "two adapters are named '" + a.name() + "': "
                         + previous.describeOrigin() + " and " + a.describeOrigin());
             }
-        });
+        }
+        for (Map.Entry<String, LoadedAdapter> entry : byName.entrySet()) {
+            entry.setValue(entry.getValue().guarded(limit));
+        }
         this.adapters = byName;
         this.problems = List.copyOf(problems);
     }
@@ -123,11 +126,10 @@ public final class AdapterRegistry
     static LoadedAdapter describe(CniPlatformAdapter adapter)
     {
         Class<?> type = adapter.getClass();
-        String version = Optional.ofNullable(type.getPackage()).map(Package::getImplementationVersion).orElse("unknown");
-        String location = Optional.ofNullable(type.getProtectionDomain().getCodeSource())
-                .map(CodeSource::getLocation)
-                .map(AdapterRegistry::toDisplay)
-                .orElse(type.getName());
+        Package pkg = type.getPackage();
+        String version = pkg == null || pkg.getImplementationVersion() == null ? "unknown" : pkg.getImplementationVersion();
+        CodeSource code = type.getProtectionDomain().getCodeSource();
+        String location = code == null || code.getLocation() == null ? type.getName() : toDisplay(code.getLocation());
         LoadedAdapter.Origin origin = type.getName().startsWith(BUILT_IN_PACKAGE) ? LoadedAdapter.Origin.BUILT_IN : LoadedAdapter.Origin.CLASSPATH;
         return new LoadedAdapter(adapter, version, origin, location);
     }
@@ -145,9 +147,16 @@ public final class AdapterRegistry
      */
     public static List<LoadedAdapter> settleNames(List<LoadedAdapter> adapters, Map<String, String> overrides, Optional<Path> configFile)
     {
-        String source = configFile.map(Path::toString).orElse("configuration");
+        String source = source(configFile);
         Map<String, List<LoadedAdapter>> byName = new TreeMap<>();
-        adapters.forEach(a -> byName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a));
+        for (LoadedAdapter a : adapters) {
+            List<LoadedAdapter> providers = byName.get(a.name());
+            if (providers == null) {
+                providers = new ArrayList<>();
+                byName.put(a.name(), providers);
+            }
+            providers.add(a);
+        }
         for (String name : overrides.keySet()) {
             if (!byName.containsKey(name)) {
                 throw new CniChainException(ErrorCode.BAD_CONFIG, source + ": key 'adapterOverrides." + name + "': no adapter named '" + name
@@ -197,6 +206,11 @@ public final class AdapterRegistry
                 .orElse(adapter.origin().label() + " (" + adapter.location() + ")");
     }
 
+    private static String source(Optional<Path> configFile)
+    {
+        return configFile.isPresent() ? configFile.get().toString() : "configuration";
+    }
+
     private static String toDisplay(URL url)
     {
         try {
@@ -236,8 +250,11 @@ public final class AdapterRegistry
      */
     public LoadedAdapter require(String name, String source)
     {
-        return find(name).orElseThrow(() -> new CniChainException(ErrorCode.BAD_CONFIG,
-                source + ": no adapter named '" + name + "' is installed (installed: " + String.join(", ", names()) + ")"));
+        LoadedAdapter adapter = adapters.get(name);
+        if (adapter == null) {
+            throw new CniChainException(ErrorCode.BAD_CONFIG, source + ": no adapter named '" + name + "' is installed (installed: " + String.join(", ", names()) + ")");
+        }
+        return adapter;
     }
 
     /**
@@ -249,7 +266,7 @@ public final class AdapterRegistry
      */
     public void validateSettings(Map<String, Map<String, String>> settings, Optional<Path> configFile)
     {
-        String source = configFile.map(Path::toString).orElse("configuration");
+        String source = source(configFile);
         for (Map.Entry<String, Map<String, String>> entry : settings.entrySet()) {
             LoadedAdapter adapter = require(entry.getKey(), source + ": key 'adapters." + entry.getKey() + "'");
             Set<String> known = adapter.adapter().settingNames();

@@ -19,12 +19,13 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -43,6 +44,17 @@ import static java.util.Objects.requireNonNull;
 public final class AdapterSelector
 {
     public static final String FALLBACK = "generic-symlink";
+
+    /** Highest score first; ties to the name that sorts first. */
+    private static final Comparator<Candidate> BY_SCORE_THEN_NAME = new Comparator<>()
+    {
+        @Override
+        public int compare(Candidate a, Candidate b)
+        {
+            int byScore = Integer.compare(b.detection().score(), a.detection().score());
+            return byScore != 0 ? byScore : a.adapter().name().compareTo(b.adapter().name());
+        }
+    };
 
     private static final Logger log = LoggerFactory.getLogger(AdapterSelector.class);
 
@@ -67,7 +79,14 @@ public final class AdapterSelector
     public Selection select(NodeView node, AdapterChoice choice)
     {
         // Every adapter call of the decision on one adapter-call thread: one hand-over per pass, not one per call.
-        return AdapterCalls.batch(() -> decide(node, choice));
+        return AdapterCalls.batch(new Supplier<>()
+        {
+            @Override
+            public Selection get()
+            {
+                return decide(node, choice);
+            }
+        });
     }
 
     private Selection decide(NodeView node, AdapterChoice choice)
@@ -80,22 +99,31 @@ public final class AdapterSelector
             for (LoadedAdapter adapter : registry.all()) {
                 candidates.add(detect(adapter, node));
             }
-            List<Candidate> ranked = candidates.stream()
-                    .filter(c -> c.failure().isEmpty() && c.detection().matched())
-                    .sorted(Comparator.comparingInt((Candidate c) -> -c.detection().score()).thenComparing(c -> c.adapter().name()))
-                    .toList();
+            List<Candidate> ranked = new ArrayList<>();
+            for (Candidate candidate : candidates) {
+                if (candidate.failure().isEmpty() && candidate.detection().matched()) {
+                    ranked.add(candidate);
+                }
+            }
+            ranked.sort(BY_SCORE_THEN_NAME);
             if (ranked.isEmpty()) {
-                chosen = registry.find(FALLBACK).orElseThrow(() -> new CniChainException(ErrorCode.ADAPTER,
-                        "no adapter recognised the node and the fallback adapter " + FALLBACK + " is not installed"));
+                Optional<LoadedAdapter> fallback = registry.find(FALLBACK);
+                if (fallback.isEmpty()) {
+                    throw new CniChainException(ErrorCode.ADAPTER, "no adapter recognised the node and the fallback adapter " + FALLBACK + " is not installed");
+                }
+                chosen = fallback.get();
                 why = "no adapter recognised the node; " + FALLBACK + " is the fallback";
             }
             else {
                 chosen = ranked.get(0).adapter();
-                why = "highest detection score, " + ranked.get(0).detection().score();
-                List<String> tied = ranked.stream()
-                        .filter(c -> c.detection().score() == ranked.get(0).detection().score())
-                        .map(c -> c.adapter().name())
-                        .toList();
+                int best = ranked.get(0).detection().score();
+                why = "highest detection score, " + best;
+                List<String> tied = new ArrayList<>();
+                for (Candidate candidate : ranked) {
+                    if (candidate.detection().score() == best) {
+                        tied.add(candidate.adapter().name());
+                    }
+                }
                 if (tied.size() > 1) {
                     String note = "tie at score " + ranked.get(0).detection().score() + " between " + String.join(", ", tied)
                             + "; chose " + chosen.name() + " (ties go to the adapter name that sorts first; pin one with 'adapter:')";
@@ -141,15 +169,22 @@ public final class AdapterSelector
                 }
                 List<ConfigTarget> theirs = targets(other, node).orElse(List.of());
                 if (!theirs.isEmpty()) {
-                    notes.add("adapter " + chosen.name() + " finds nothing to patch, but adapter " + other.name() + " would patch "
-                            + theirs.stream().map(t -> t.path().toString()).collect(Collectors.joining(", ")));
+                    List<String> paths = new ArrayList<>();
+                    for (ConfigTarget target : theirs) {
+                        paths.add(target.path().toString());
+                    }
+                    notes.add("adapter " + chosen.name() + " finds nothing to patch, but adapter " + other.name() + " would patch " + String.join(", ", paths));
                 }
             }
         }
         // The invariant: whatever the adapter chose, the file the runtime loads carries our entry. Targets that
         // resolve to one file are patched once, under the first target's path.
         Map<Path, ConfigTarget> byFile = new LinkedHashMap<>();
-        targets.forEach(target -> byFile.putIfAbsent(target.resolvedFile(), target));
+        Set<Path> named = new HashSet<>();
+        for (ConfigTarget target : targets) {
+            byFile.putIfAbsent(target.resolvedFile(), target);
+            named.add(target.resolvedFile());
+        }
         Optional<String> unpatchable = Optional.empty();
         Optional<ConfigEntry> effective = node.effectiveConfig();
         if (effective.isPresent()) {
@@ -161,7 +196,6 @@ public final class AdapterSelector
                 unpatchable = Optional.of("the runtime loads " + entry.path() + ", which cannot be patched: " + entry.problem().orElseThrow());
             }
         }
-        Set<Path> named = targets.stream().map(ConfigTarget::resolvedFile).collect(Collectors.toSet());
         return new Selection(chosen, settingsFor(chosen), why, candidates, List.copyOf(byFile.values()), named, notes, warnings(chosen, node), failure,
                 unpatchable, judge(chosen, node, byFile.values(), named));
     }

@@ -57,7 +57,9 @@ public final class GuardedAdapter
         this.name = name;
         this.description = description;
         this.settingNames = settingNames;
-        disabledReason.ifPresent(reason -> disable(reason));
+        if (disabledReason.isPresent()) {
+            disable(disabledReason.get());
+        }
     }
 
     /**
@@ -83,7 +85,7 @@ public final class GuardedAdapter
         String className = delegate.getClass().getName();
         String name;
         try {
-            name = AdapterCalls.call(delegate::name, limit, loader);
+            name = (String) AdapterCalls.call(new Invocation(delegate, "name"), limit, loader);
         }
         catch (AdapterCalls.CallFailure e) {
             throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, "adapter class " + className + " (" + origin + "): name() " + e.getMessage());
@@ -96,8 +98,10 @@ public final class GuardedAdapter
         String description = name;
         Set<String> settingNames = Set.of();
         try {
-            description = Optional.ofNullable(AdapterCalls.call(delegate::description, limit, loader)).orElse(name);
-            settingNames = Set.copyOf(requireNonNullResult(AdapterCalls.call(delegate::settingNames, limit, loader), "settingNames"));
+            description = Optional.ofNullable((String) AdapterCalls.call(new Invocation(delegate, "description"), limit, loader)).orElse(name);
+            @SuppressWarnings("unchecked")
+            Set<String> names = (Set<String>) AdapterCalls.call(new Invocation(delegate, "settingNames"), limit, loader);
+            settingNames = Set.copyOf(requireNonNullResult(names, "settingNames"));
         }
         catch (AdapterCalls.CallFailure e) {
             failure = Optional.of("while loading: " + e.getMessage());
@@ -150,51 +154,60 @@ public final class GuardedAdapter
     public Detection detect(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return call("detect", () -> delegate.detect(view, settings));
+        return call(new Invocation(delegate, "detect").on(view, settings));
     }
 
     @Override
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return List.copyOf(call("authoritativeConfigs", () -> delegate.authoritativeConfigs(view, settings)));
+        return List.copyOf(call(new Invocation(delegate, "authoritativeConfigs").on(view, settings)));
     }
 
     @Override
     public Set<Path> watchDirectories(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return Set.copyOf(call("watchDirectories", () -> delegate.watchDirectories(view, settings)));
+        return Set.copyOf(call(new Invocation(delegate, "watchDirectories").on(view, settings)));
     }
 
     @Override
     public Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
     {
-        return call("incompleteReason", () -> delegate.incompleteReason(target, config, settings));
+        return call(new Invocation(delegate, "incompleteReason").on(target, config, settings));
     }
 
     @Override
     public List<String> warnings(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return List.copyOf(call("warnings", () -> delegate.warnings(view, settings)));
+        return List.copyOf(call(new Invocation(delegate, "warnings").on(view, settings)));
     }
 
     @Override
     public Optional<String> fightHint()
     {
-        return call("fightHint", delegate::fightHint);
+        return call(new Invocation(delegate, "fightHint"));
     }
 
-    private <T> T call(String method, Callable<T> body)
+    @SuppressWarnings("unchecked")
+    private <T> T call(Invocation invocation)
     {
         String reason = disabled.get();
         if (reason != null) {
             throw disabledException(reason);
         }
+        String method = invocation.method;
         T result;
         try {
-            result = AdapterCalls.call(body, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
+            result = (T) AdapterCalls.call(invocation, limit, classLoader, new Runnable()
+            {
+                @Override
+                public void run()
+                {
+                    disable(method + "() did not return within " + AdapterCalls.describe(limit));
+                }
+            });
         }
         catch (AdapterCalls.CallFailure e) {
             if (e.error() instanceof AdapterException adapterException) {
@@ -227,5 +240,55 @@ public final class GuardedAdapter
     public String toString()
     {
         return name + " (" + origin + ")";
+    }
+
+    /** One call of the adapter's method, by name: one class for them all, where a lambda each would cost start-up. */
+    private static final class Invocation
+            implements Callable<Object>
+    {
+        private final CniPlatformAdapter delegate;
+        private final String method;
+        private NodeView node;
+        private AdapterSettings settings;
+        private ConfigTarget target;
+        private CniConfig config;
+
+        Invocation(CniPlatformAdapter delegate, String method)
+        {
+            this.delegate = delegate;
+            this.method = method;
+        }
+
+        Invocation on(NodeView node, AdapterSettings settings)
+        {
+            this.node = node;
+            this.settings = settings;
+            return this;
+        }
+
+        Invocation on(ConfigTarget target, CniConfig config, AdapterSettings settings)
+        {
+            this.target = target;
+            this.config = config;
+            this.settings = settings;
+            return this;
+        }
+
+        @Override
+        public Object call()
+        {
+            return switch (method) {
+                case "name" -> delegate.name();
+                case "description" -> delegate.description();
+                case "settingNames" -> delegate.settingNames();
+                case "detect" -> delegate.detect(node, settings);
+                case "authoritativeConfigs" -> delegate.authoritativeConfigs(node, settings);
+                case "watchDirectories" -> delegate.watchDirectories(node, settings);
+                case "incompleteReason" -> delegate.incompleteReason(target, config, settings);
+                case "warnings" -> delegate.warnings(node, settings);
+                case "fightHint" -> delegate.fightHint();
+                default -> throw new IllegalArgumentException("no adapter method " + method);
+            };
+        }
     }
 }

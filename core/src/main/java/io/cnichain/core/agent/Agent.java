@@ -7,6 +7,7 @@ import io.cnichain.core.taint.NodeTaintRemover;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 import java.io.IOException;
 import java.nio.file.FileSystems;
@@ -70,11 +71,21 @@ public final class Agent
         }
         // The start-up taint: nothing at all exists for it unless it is enabled.
         Optional<NodeTaintRemover> taint = NodeTaintRemover.fromConfig(config);
-        taint.ifPresent(remover -> attach(remover, status, metrics));
+        if (taint.isPresent()) {
+            attach(taint.get(), status, metrics);
+        }
         WatchService watchService = FileSystems.getDefault().newWatchService();
         loop = new ReconcileLoop(engine, watchService, status, metrics, policy);
+        SignalHandler handler = new SignalHandler()
+        {
+            @Override
+            public void handle(Signal signal)
+            {
+                onSignal(signal);
+            }
+        };
         for (String signal : SIGNALS) {
-            Signal.handle(new Signal(signal), this::onSignal);
+            Signal.handle(new Signal(signal), handler);
         }
         try {
             loop.run();

@@ -28,12 +28,23 @@ final class AgentMetrics
 
     void reconcile(ReconcileResult result)
     {
-        reconciles.computeIfAbsent(result.metricLabel(), r -> new AtomicLong()).incrementAndGet();
+        count(reconciles, result.metricLabel());
     }
 
     void event(EventKind kind)
     {
-        events.computeIfAbsent(kind.metricLabel(), k -> new AtomicLong()).incrementAndGet();
+        count(events, kind.metricLabel());
+    }
+
+    private static void count(Map<String, AtomicLong> counters, String label)
+    {
+        AtomicLong counter = counters.get(label);
+        if (counter == null) {
+            AtomicLong created = new AtomicLong();
+            counter = counters.putIfAbsent(label, created);
+            counter = counter == null ? created : counter;
+        }
+        counter.incrementAndGet();
     }
 
     void patchWritten()

@@ -21,19 +21,23 @@ public record AgentPolicy(List<Duration> retryDelays, FightPolicy fights, Durati
 {
     /** Failed writes are retried after 0.25, 0.5, 1, 2, 4, 8, 16 s, then every 30 s while they keep failing. */
     public static final List<Duration> DEFAULT_WRITE_RETRY_DELAYS =
-            List.of(250L, 500L, 1000L, 2000L, 4000L, 8000L, 16000L, 30000L).stream().map(Duration::ofMillis).toList();
+            millis(250L, 500L, 1000L, 2000L, 4000L, 8000L, 16000L, 30000L);
 
     public AgentPolicy
     {
         retryDelays = List.copyOf(requireNonNull(retryDelays, "retryDelays is null"));
-        retryDelays.forEach(delay -> FightPolicy.positive(delay, "a retry delay"));
+        for (Duration delay : retryDelays) {
+            FightPolicy.positive(delay, "a retry delay");
+        }
         requireNonNull(fights, "fights is null");
         FightPolicy.positive(stuckAfter, "stuckAfter");
         writeRetryDelays = List.copyOf(requireNonNull(writeRetryDelays, "writeRetryDelays is null"));
         if (writeRetryDelays.isEmpty()) {
             throw new IllegalArgumentException("writeRetryDelays must not be empty: a failed write is always tried again");
         }
-        writeRetryDelays.forEach(delay -> FightPolicy.positive(delay, "a write retry delay"));
+        for (Duration delay : writeRetryDelays) {
+            FightPolicy.positive(delay, "a write retry delay");
+        }
     }
 
     /**
@@ -48,10 +52,19 @@ public record AgentPolicy(List<Duration> retryDelays, FightPolicy fights, Durati
      * @return retries after 20, 50, 100, 200, 400, 800, 1600 and 3200 ms; {@link FightPolicy#defaults()}; stuck after 30 s;
      *         {@link #DEFAULT_WRITE_RETRY_DELAYS}
      */
+    private static List<Duration> millis(long... millis)
+    {
+        Duration[] durations = new Duration[millis.length];
+        for (int i = 0; i < millis.length; i++) {
+            durations[i] = Duration.ofMillis(millis[i]);
+        }
+        return List.of(durations);
+    }
+
     public static AgentPolicy defaults()
     {
         return new AgentPolicy(
-                List.of(20L, 50L, 100L, 200L, 400L, 800L, 1600L, 3200L).stream().map(Duration::ofMillis).toList(),
+                millis(20L, 50L, 100L, 200L, 400L, 800L, 1600L, 3200L),
                 FightPolicy.defaults(),
                 Duration.ofSeconds(30),
                 DEFAULT_WRITE_RETRY_DELAYS);

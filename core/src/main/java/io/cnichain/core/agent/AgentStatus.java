@@ -26,7 +26,9 @@ final class AgentStatus
     {
         notReady = List.copyOf(reasons);
         boolean ready = notReady.isEmpty();
-        readinessListeners.forEach(listener -> listener.accept(ready));
+        for (Consumer<Boolean> listener : readinessListeners) {
+            listener.accept(ready);
+        }
     }
 
     /** Told the readiness after every pass, on the loop's thread: it must return at once. */

@@ -126,9 +126,12 @@ final class EventIntake
             rescan = true;
         }
         // An ancestor watched only for a missing directory to appear has done its job above.
-        List<DirectoryEvent> relevant = events.stream()
-                .filter(event -> !watches.isAncestor(event.directory()) || watches.isWanted(event.directory()))
-                .toList();
+        List<DirectoryEvent> relevant = new ArrayList<>();
+        for (DirectoryEvent event : events) {
+            if (!watches.isAncestor(event.directory()) || watches.isWanted(event.directory())) {
+                relevant.add(event);
+            }
+        }
         return new Batch(woke, relevant, rescan);
     }
 

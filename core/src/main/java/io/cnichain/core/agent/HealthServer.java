@@ -55,7 +55,14 @@ final class HealthServer
         socket = new ServerSocket();
         socket.setReuseAddress(true);
         socket.bind(new InetSocketAddress(port), 16);
-        thread = new Thread(this::serve, "health-server");
+        thread = new Thread(new Runnable()
+        {
+            @Override
+            public void run()
+            {
+                serve();
+            }
+        }, "health-server");
         thread.setDaemon(true);
     }
 

@@ -80,11 +80,13 @@ final class ReconcileLoop
                     request.rescan();
                     scanner.changedEverything();
                 }
-                batch.events().forEach(event -> {
+                for (DirectoryEvent event : batch.events()) {
                     noteChange(event);
                     plan.classify(event, request);
-                });
-                timers.takeDue(System.nanoTime()).forEach(request::timerDue);
+                }
+                for (Timers.Timer timer : timers.takeDue(System.nanoTime())) {
+                    request.timerDue(timer);
+                }
                 if (request.wanted()) {
                     reconcile(request);
                 }
@@ -140,15 +142,15 @@ final class ReconcileLoop
             if (report.notReady().isEmpty()) {
                 metrics.success(System.currentTimeMillis());
             }
-            report.selection().ifPresent(selection -> {
-                plan = planner.plan(selection, report.snapshot());
+            if (report.selection().isPresent()) {
+                plan = planner.plan(report.selection().get(), report.snapshot());
                 Set<Path> armed = intake.watch(plan.directories());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
                     // Watch, then look: what changed there between this pass's look and the watch sent no event.
                     timers.schedule(System.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
                 }
-            });
+            }
             status.publish(report.notReady());
         }
         catch (ClosedWatchServiceException e) {

@@ -10,6 +10,7 @@ import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -80,7 +81,9 @@ final class ReconcilePass
             }
             active = false;
             List<String> reasons = new ArrayList<>();
-            engine.hostRootProblem().ifPresent(reasons::add);
+            if (engine.hostRootProblem().isPresent()) {
+                reasons.add(engine.hostRootProblem().get());
+            }
             reasons.add("no primary CNI configuration in " + engine.config().paths().confDir() + " yet");
             return report(ReconcileResult.NOTHING, reasons, selection, snapshot);
         }
@@ -98,7 +101,9 @@ final class ReconcilePass
             notReady.add(missing.get());
             return report(ReconcileResult.FAILED, notReady, selection, snapshot);
         }
-        request.stableChecks().forEach(patcher::checkStable);
+        for (Path file : request.stableChecks()) {
+            patcher.checkStable(file);
+        }
         ReconcileResult result = notReady.isEmpty() ? ReconcileResult.OK : ReconcileResult.FAILED;
         for (ConfigTarget target : selection.targets()) {
             Optional<TargetPatcher.NotPatched> problem = patcher.patch(target, selection, snapshot, request.firstFileEventNanos());
@@ -120,8 +125,12 @@ final class ReconcilePass
     private static List<String> problems(Selection selection)
     {
         List<String> problems = new ArrayList<>();
-        selection.failure().ifPresent(problems::add);
-        selection.unpatchable().ifPresent(problems::add);
+        if (selection.failure().isPresent()) {
+            problems.add(selection.failure().get());
+        }
+        if (selection.unpatchable().isPresent()) {
+            problems.add(selection.unpatchable().get());
+        }
         return problems;
     }
 

@@ -71,17 +71,23 @@ final class TargetPatcher
         }
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
-                outcome.written().forEach(w -> ledger.record(w, written));
+                for (FileOutcome.Written w : outcome.written()) {
+                    ledger.record(w, written);
+                }
                 metrics.patchWritten();
-                firstEventNanos.ifPresent(first -> metrics.reaction(written - first));
+                if (firstEventNanos.isPresent()) {
+                    metrics.reaction(written - firstEventNanos.getAsLong());
+                }
                 retries.reset(file);
-                before.flatMap(last -> fights.onRevert(file, last.nanos(), undone.orElse(now), now)).ifPresent(step -> {
+                Optional<FightTracker.Step> reverted = before.isPresent() ? fights.onRevert(file, before.get().nanos(), undone.orElse(now), now) : Optional.empty();
+                if (reverted.isPresent()) {
+                    FightTracker.Step step = reverted.get();
                     metrics.fight();
                     FightPolicy policy = fights.policy();
                     log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
                                     + "over it. Next write in {} s. {}", file, step.reverts(), seconds(policy.window()), policy.quickRevert().toMillis(),
                             seconds(step.backoff()), hint(selection));
-                });
+                }
                 if (fights.fighting(file)) {
                     timers.schedule(written + fights.policy().stable().toNanos(), Timers.Kind.STABILITY_CHECK, Optional.of(file));
                     return Optional.of(fightReason(file, selection));
@@ -110,7 +116,9 @@ final class TargetPatcher
             }
             default -> {
                 // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
-                outcome.written().forEach(w -> ledger.record(w, written));
+                for (FileOutcome.Written w : outcome.written()) {
+                    ledger.record(w, written);
+                }
                 if (outcome.retryable()) {
                     writeRetries.failed(file, now);
                 }

@@ -2,7 +2,6 @@ package io.cnichain.core.agent;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -16,7 +15,7 @@ import static java.util.Objects.requireNonNull;
  */
 final class Timers
 {
-    private final PriorityQueue<Timer> queue = new PriorityQueue<>(Comparator.comparingLong(Timer::dueNanos));
+    private final PriorityQueue<Timer> queue = new PriorityQueue<>();
 
     /**
      * A pass at {@code dueNanos}. A retry or the end of a back-off is dropped when a pass is due no later anyway
@@ -73,5 +72,14 @@ final class Timers
      * @param kind        why
      * @param stableCheck the file to check, for {@link Kind#STABILITY_CHECK}
      */
-    record Timer(long dueNanos, Kind kind, Optional<Path> stableCheck) {}
+    /** Ordered by when it is due. */
+    record Timer(long dueNanos, Kind kind, Optional<Path> stableCheck)
+            implements Comparable<Timer>
+    {
+        @Override
+        public int compareTo(Timer other)
+        {
+            return Long.compare(dueNanos, other.dueNanos);
+        }
+    }
 }

@@ -44,7 +44,9 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         requireNonNull(kubeconfigName, "kubeconfigName is null");
         requireNonNull(binaryNames, "binaryNames is null");
         Map<Path, Set<String>> copy = new LinkedHashMap<>();
-        targetDirNames.forEach((directory, names) -> copy.put(directory, Set.copyOf(names)));
+        for (Map.Entry<Path, Set<String>> entry : targetDirNames.entrySet()) {
+            copy.put(entry.getKey(), Set.copyOf(entry.getValue()));
+        }
         targetDirNames = Collections.unmodifiableMap(copy);
     }
 

@@ -9,6 +9,7 @@ import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.function.Supplier;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,12 +67,15 @@ final class WatchPlanner
         // dir hears nothing of it. Its directory is watched (or, while missing, its nearest existing parent).
         for (ConfigEntry entry : snapshot.entries()) {
             if (entry.runtimeLoadable() && entry.isSymlink() && !entry.resolves()) {
-                danglingTarget(entry).ifPresent(target -> add(names, target));
+                Optional<Path> target = danglingTarget(entry);
+                if (target.isPresent()) {
+                    add(names, target.get());
+                }
             }
         }
         try {
             for (Path extra : selection.chosen().adapter().watchDirectories(snapshot, selection.settings())) {
-                names.computeIfAbsent(host.toContainer(extra), d -> new HashSet<>());
+                namesIn(names, host.toContainer(extra));
             }
         }
         catch (RuntimeException e) {
@@ -88,8 +92,12 @@ final class WatchPlanner
         try {
             Path target = Files.readSymbolicLink(host.toContainer(last));
             Path hostTarget = target.isAbsolute() ? target.normalize() : last.getParent().resolve(target).normalize();
-            return engine.config().paths().allowedRoots().stream().anyMatch(root -> hostTarget.startsWith(root) && !hostTarget.equals(root))
-                    ? Optional.of(hostTarget) : Optional.empty();
+            for (Path root : engine.config().paths().allowedRoots()) {
+                if (hostTarget.startsWith(root) && !hostTarget.equals(root)) {
+                    return Optional.of(hostTarget);
+                }
+            }
+            return Optional.empty();
         }
         catch (IOException | UnsupportedOperationException e) {
             return Optional.empty();
@@ -99,14 +107,31 @@ final class WatchPlanner
     private void add(Map<Path, Set<String>> names, Path hostFile)
     {
         Path file = host.toContainer(hostFile);
-        names.computeIfAbsent(file.getParent(), d -> new HashSet<>()).add(file.getFileName().toString());
+        namesIn(names, file.getParent()).add(file.getFileName().toString());
+    }
+
+    private static Set<String> namesIn(Map<Path, Set<String>> names, Path directory)
+    {
+        Set<String> in = names.get(directory);
+        if (in == null) {
+            in = new HashSet<>();
+            names.put(directory, in);
+        }
+        return in;
     }
 
     private WatchPlan plan(Map<Path, Set<String>> targetDirNames)
     {
         var config = engine.config();
         return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.apiServer().serviceAccountDir(),
-                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), this::binaryNames, targetDirNames);
+                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), new Supplier<>()
+                {
+                    @Override
+                    public List<String> get()
+                    {
+                        return binaryNames();
+                    }
+                }, targetDirNames);
     }
 
     /** The binaries install copies, and the plugin's own even when its source is gone (then it cannot come back). */

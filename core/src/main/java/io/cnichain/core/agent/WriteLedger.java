@@ -54,14 +54,18 @@ final class WriteLedger
         if (entry.isSymlink()) {
             return false;
         }
-        return entry.resolvedFile().map(this::holdsOurLastWrite).orElse(false);
+        return entry.resolvedFile().isPresent() && holdsOurLastWrite(entry.resolvedFile().get());
     }
 
     /** @return whether the file holds exactly what we last wrote to it */
     boolean holdsOurLastWrite(Path hostPath)
     {
         Entry entry = entries.get(hostPath);
-        return entry != null && contentOf(hostPath).map(entry.written()::sameContent).orElse(false);
+        if (entry == null) {
+            return false;
+        }
+        Optional<byte[]> content = contentOf(hostPath);
+        return content.isPresent() && entry.written().sameContent(content.get());
     }
 
     /** Another writer changed a file we wrote: the first time since our last write is when our write was undone. */

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.List;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -48,7 +49,9 @@ public final class ConfigLoader
     public static AgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> flags)
     {
         SettingValues values = new SettingValues();
-        file.ifPresent(path -> readYaml(YamlDocument.read(path), values));
+        if (file.isPresent()) {
+            readYaml(YamlDocument.read(file.get()), values);
+        }
         readEnvironment(env, values);
         readFlags(flags, values);
         warnWhenTheTokenIsReadable(values);
@@ -57,9 +60,18 @@ public final class ConfigLoader
 
     private static void readYaml(YamlDocument document, SettingValues values)
     {
-        document.rejectUnknownKeys(Settings.ALL.stream().flatMap(setting -> setting.yamlKey().stream()).toList());
+        List<String> keys = new ArrayList<>();
         for (Setting<?> setting : Settings.ALL) {
-            setting.yamlKey().flatMap(document::find).ifPresent(value -> fromYaml(setting, value, values));
+            if (setting.yamlKey().isPresent()) {
+                keys.add(setting.yamlKey().get());
+            }
+        }
+        document.rejectUnknownKeys(keys);
+        for (Setting<?> setting : Settings.ALL) {
+            Optional<YamlValue> value = setting.yamlKey().isPresent() ? document.find(setting.yamlKey().get()) : Optional.empty();
+            if (value.isPresent()) {
+                fromYaml(setting, value.get(), values);
+            }
         }
     }
 
@@ -79,13 +91,21 @@ public final class ConfigLoader
 
     private static <T> void fromEnvironment(Setting<T> setting, Map<String, String> env, SettingValues values)
     {
-        setting.type().fromEnvironment(setting.environment(), env).ifPresent(value -> values.set(setting, value));
+        Optional<SettingValues.Sourced<T>> value = setting.type().fromEnvironment(setting.environment(), env);
+        if (value.isPresent()) {
+            values.set(setting, value.get());
+        }
     }
 
     private static void readFlags(Map<String, String> flags, SettingValues values)
     {
-        flags.forEach((flag, text) -> fromFlag(Settings.forFlag(flag)
-                .orElseThrow(() -> new IllegalArgumentException("no setting has the flag " + flag)), flag, text, values));
+        for (Map.Entry<String, String> entry : flags.entrySet()) {
+            Optional<Setting<?>> setting = Settings.forFlag(entry.getKey());
+            if (setting.isEmpty()) {
+                throw new IllegalArgumentException("no setting has the flag " + entry.getKey());
+            }
+            fromFlag(setting.get(), entry.getKey(), entry.getValue(), values);
+        }
     }
 
     private static <T> void fromFlag(Setting<T> setting, String flag, String text, SettingValues values)

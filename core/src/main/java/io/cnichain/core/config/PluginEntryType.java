@@ -47,8 +47,10 @@ record PluginEntryType() implements SettingType<PluginEntry>
     @Override
     public Optional<SettingValues.Sourced<PluginEntry>> fromEnvironment(List<String> variables, Map<String, String> env)
     {
-        Optional<String> file = Optional.ofNullable(env.get(FILE_VARIABLE)).filter(v -> !v.isEmpty() && v.indexOf('\0') < 0);
-        Optional<String> json = Optional.ofNullable(env.get(JSON_VARIABLE)).filter(v -> !v.isEmpty());
+        String fileVariable = env.get(FILE_VARIABLE);
+        String jsonVariable = env.get(JSON_VARIABLE);
+        Optional<String> file = fileVariable == null || fileVariable.isEmpty() || fileVariable.indexOf('\0') >= 0 ? Optional.empty() : Optional.of(fileVariable);
+        Optional<String> json = jsonVariable == null || jsonVariable.isEmpty() ? Optional.empty() : Optional.of(jsonVariable);
         if (file.isPresent() && Files.isRegularFile(Path.of(file.get()))) {
             // As in Linkerd's installer, an existing file wins over the variable.
             Path path = Path.of(file.get());
@@ -86,7 +88,8 @@ record PluginEntryType() implements SettingType<PluginEntry>
         if (!BINARY_NAME.matcher(type).matches()) {
             throw ConfigErrors.bad(typeValue.source(), quoted(type) + " is not a plain binary name (" + BINARY_NAME_RULE + ")");
         }
-        Map<String, YamlValue> config = section.child("config").map(YamlValue::entries).orElse(Map.of());
+        Optional<YamlValue> configSection = section.child("config");
+        Map<String, YamlValue> config = configSection.isPresent() ? configSection.get().entries() : Map.of();
         if (config.containsKey("type")) {
             throw section.at("config").error("must not repeat 'type'; set plugin.type instead");
         }
@@ -95,11 +98,11 @@ record PluginEntryType() implements SettingType<PluginEntry>
             entry.set("name", tree(config.get("name")));
         }
         entry.put("type", type);
-        config.forEach((key, value) -> {
-            if (!key.equals("name")) {
-                entry.set(key, tree(value));
+        for (Map.Entry<String, YamlValue> member : config.entrySet()) {
+            if (!member.getKey().equals("name")) {
+                entry.set(member.getKey(), tree(member.getValue()));
             }
-        });
+        }
         return new PluginEntry(entry, "the 'plugin' section of " + section.file());
     }
 

@@ -37,7 +37,7 @@ public final class Setting<T>
         if (!type.readsText() && (!environment.isEmpty() || flag.isPresent())) {
             throw new IllegalArgumentException(this + ": its type is read from the YAML file only");
         }
-        if (flag.filter(Flag::negates).isPresent() && !(type instanceof SettingType.Bool)) {
+        if (flag.isPresent() && flag.get().negates() && !(type instanceof SettingType.Bool)) {
             throw new IllegalArgumentException(this + ": only a true/false setting can have a negating flag");
         }
     }
@@ -166,7 +166,10 @@ public final class Setting<T>
      */
     T fromFlag(String text)
     {
-        Flag given = flag.orElseThrow(() -> new IllegalStateException(this + " has no flag"));
+        if (flag.isEmpty()) {
+            throw new IllegalStateException(this + " has no flag");
+        }
+        Flag given = flag.get();
         if (given.negates()) {
             boolean set = new SettingType.Bool().parse(text, given.name());
             return type.parse(Boolean.toString(!set), given.name());

@@ -21,19 +21,28 @@ final class SettingValues
     {
         @SuppressWarnings("unchecked") // set() only stores a setting with a value of its own type
         Sourced<T> value = (Sourced<T>) values.get(setting);
-        return value != null ? Optional.of(value) : setting.defaultValue().map(v -> new Sourced<>(v, AdapterChoice.DEFAULT_SOURCE));
+        if (value != null) {
+            return Optional.of(value);
+        }
+        Optional<T> fallback = setting.defaultValue();
+        return fallback.isPresent() ? Optional.of(new Sourced<>(fallback.get(), AdapterChoice.DEFAULT_SOURCE)) : Optional.empty();
     }
 
     /** The value of a setting that has a default. */
     <T> T value(Setting<T> setting)
     {
-        return get(setting).orElseThrow(() -> new IllegalStateException(setting + " has no default")).value();
+        Optional<Sourced<T>> value = get(setting);
+        if (value.isEmpty()) {
+            throw new IllegalStateException(setting + " has no default");
+        }
+        return value.get().value();
     }
 
     /** The value of a setting without a default, if a source set it. */
     <T> Optional<T> optional(Setting<T> setting)
     {
-        return get(setting).map(Sourced::value);
+        Optional<Sourced<T>> value = get(setting);
+        return value.isPresent() ? Optional.of(value.get().value()) : Optional.empty();
     }
 
     /**

@@ -105,7 +105,12 @@ public final class Settings
      */
     public static Optional<Setting<?>> forFlag(String name)
     {
-        return ALL.stream().filter(setting -> setting.flag().filter(flag -> flag.name().equals(name)).isPresent()).findFirst();
+        for (Setting<?> setting : ALL) {
+            if (setting.flag().isPresent() && setting.flag().get().name().equals(name)) {
+                return Optional.of(setting);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The reference table (Markdown): YAML key, flag, environment, default, meaning; one row per setting. */

@@ -100,11 +100,15 @@ final class YamlDocument
      */
     Optional<YamlValue> find(String dottedKey)
     {
-        Optional<YamlValue> value = Optional.of(root);
+        YamlValue value = root;
         for (String name : dottedKey.split("\\.")) {
-            value = value.flatMap(section -> section.child(name));
+            Optional<YamlValue> child = value.child(name);
+            if (child.isEmpty()) {
+                return Optional.empty();
+            }
+            value = child.get();
         }
-        return value;
+        return Optional.of(value);
     }
 
     private static String lineOf(String message)

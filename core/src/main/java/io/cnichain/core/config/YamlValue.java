@@ -102,7 +102,8 @@ record YamlValue(Path file, String key, Object raw)
      */
     Optional<YamlValue> child(String name)
     {
-        return Optional.of(at(name)).filter(value -> !value.isNull());
+        YamlValue value = at(name);
+        return value.isNull() ? Optional.empty() : Optional.of(value);
     }
 
     /**

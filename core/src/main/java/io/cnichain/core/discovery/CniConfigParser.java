@@ -78,7 +78,13 @@ public final class CniConfigParser
          */
         public int count(String type)
         {
-            return (int) plugins.stream().filter(p -> p.type().equals(type)).count();
+            int count = 0;
+            for (Plugin plugin : plugins) {
+                if (plugin.type().equals(type)) {
+                    count++;
+                }
+            }
+            return count;
         }
 
         /**

@@ -55,7 +55,11 @@ final class LibcniRules
 
     private static Checked list(JObject root)
     {
-        JsonValue name = root.get("name").orElseThrow(() -> invalid("has no 'name': a plugin list needs a network name"));
+        Optional<JsonValue> named = root.get("name");
+        if (named.isEmpty()) {
+            throw invalid("has no 'name': a plugin list needs a network name");
+        }
+        JsonValue name = named.get();
         if (!(name instanceof JString networkName)) {
             throw invalid("'name' is " + a(name) + ", not a string");
         }
@@ -67,7 +71,10 @@ final class LibcniRules
             }
             cniVersion = Optional.of(v.value());
         }
-        root.get("cniVersions").ifPresent(LibcniRules::checkVersions);
+        Optional<JsonValue> versions = root.get("cniVersions");
+        if (versions.isPresent()) {
+            checkVersions(versions.get());
+        }
         boolean inlinedOnly = false;
         for (String key : List.of("disableCheck", "disableGC", "loadOnlyInlinedPlugins")) {
             Optional<JsonValue> value = root.get(key);
@@ -76,7 +83,11 @@ final class LibcniRules
                 inlinedOnly = key.equals("loadOnlyInlinedPlugins") ? b : inlinedOnly;
             }
         }
-        JsonValue plugins = root.get("plugins").orElseThrow(() -> invalid("has no 'plugins' array: a plugin list must list its plugins"));
+        Optional<JsonValue> listed = root.get("plugins");
+        if (listed.isEmpty()) {
+            throw invalid("has no 'plugins' array: a plugin list must list its plugins");
+        }
+        JsonValue plugins = listed.get();
         if (!(plugins instanceof JArray array)) {
             throw invalid("'plugins' is " + a(plugins) + ", not an array");
         }
@@ -84,11 +95,14 @@ final class LibcniRules
             throw invalid("'plugins' is empty");
         }
         List<Plugin> checked = new ArrayList<>();
+        List<String> types = new ArrayList<>();
         for (int i = 0; i < array.elements().size(); i++) {
             JsonValue plugin = array.elements().get(i);
-            checked.add(new Plugin(plugin, pluginType(plugin, "plugin #" + (i + 1), true)));
+            String type = pluginType(plugin, "plugin #" + (i + 1), true);
+            checked.add(new Plugin(plugin, type));
+            types.add(type);
         }
-        CniConfig summary = new CniConfig(Format.LIST, networkName.value(), cniVersion, checked.stream().map(Plugin::type).toList());
+        CniConfig summary = new CniConfig(Format.LIST, networkName.value(), cniVersion, types);
         return new Checked(summary, checked, Optional.of(array));
     }
 
@@ -144,13 +158,24 @@ final class LibcniRules
         return decoded;
     }
 
+    private static final Comparator<Member> BY_KEY_BYTES = new Comparator<>()
+    {
+        @Override
+        public int compare(Member a, Member b)
+        {
+            return Arrays.compareUnsigned(a.key().getBytes(StandardCharsets.UTF_8), b.key().getBytes(StandardCharsets.UTF_8));
+        }
+    };
+
     /** A Go map re-encoded: one member per exact key (the last), keys in byte order. */
     private static List<Member> asGoMap(JObject object)
     {
         Map<String, Member> last = new LinkedHashMap<>();
-        object.members().forEach(member -> last.put(member.key(), member));
+        for (Member member : object.members()) {
+            last.put(member.key(), member);
+        }
         List<Member> sorted = new ArrayList<>(last.values());
-        sorted.sort(Comparator.comparing(member -> member.key().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
+        sorted.sort(BY_KEY_BYTES);
         return sorted;
     }
 
@@ -206,10 +231,14 @@ final class LibcniRules
         while (!todo.isEmpty()) {
             JsonValue value = todo.pop();
             if (value instanceof JObject object) {
-                object.members().forEach(member -> todo.push(member.value()));
+                for (Member member : object.members()) {
+                    todo.push(member.value());
+                }
             }
             else if (value instanceof JArray array) {
-                array.elements().forEach(todo::push);
+                for (JsonValue element : array.elements()) {
+                    todo.push(element);
+                }
             }
             else if (value instanceof JNumber number && Double.isInfinite(Double.parseDouble(number.text()))) {
                 throw invalid("holds the number " + shorten(number.text()) + ", too large for the float64 libcni decodes it into");
@@ -234,60 +263,85 @@ final class LibcniRules
         return new CniConfigParser.InvalidConfigException(reason);
     }
 
-    /** How a value must look to decode into a field's Go type; {@code null} fits every field. */
-    @FunctionalInterface
-    private interface Check
+    /**
+     * How a value must look to decode into a field's Go type; {@code null} fits every field.
+     *
+     * @param shape  the Go type's shape
+     * @param fields a struct's fields (for {@link Shape#STRUCT} and {@link Shape#STRUCT_ARRAY})
+     */
+    private record Check(Shape shape, Map<String, Check> fields)
     {
-        void check(JsonValue value, String where);
+        enum Shape
+        {
+            STRING, OBJECT, BOOL_MAP, STRING_ARRAY, STRUCT, STRUCT_ARRAY
+        }
 
         static Check string()
         {
-            return (value, where) -> expect(value instanceof JString || value instanceof JNull, value, where, "a string");
+            return new Check(Shape.STRING, Map.of());
         }
 
         static Check object()
         {
-            return (value, where) -> expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
+            return new Check(Shape.OBJECT, Map.of());
         }
 
         static Check boolMap()
         {
-            return (value, where) -> {
-                expect(value instanceof JObject || value instanceof JNull, value, where, "an object of booleans");
-                if (value instanceof JObject object) {
-                    object.members().forEach(m -> expect(m.value() instanceof JBool || m.value() instanceof JNull, m.value(), where + "." + m.key(), "a boolean"));
-                }
-            };
+            return new Check(Shape.BOOL_MAP, Map.of());
         }
 
         static Check stringArray()
         {
-            return (value, where) -> {
-                expect(value instanceof JArray || value instanceof JNull, value, where, "an array of strings");
-                if (value instanceof JArray array) {
-                    array.elements().forEach(e -> string().check(e, where + "[]"));
-                }
-            };
+            return new Check(Shape.STRING_ARRAY, Map.of());
         }
 
         static Check struct(Map<String, Check> fields)
         {
-            return (value, where) -> {
-                expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
-                if (value instanceof JObject object) {
-                    decodeStruct(object, fields, where, false);
-                }
-            };
+            return new Check(Shape.STRUCT, fields);
         }
 
         static Check structArray(Map<String, Check> fields)
         {
-            return (value, where) -> {
-                expect(value instanceof JArray || value instanceof JNull, value, where, "an array of objects");
-                if (value instanceof JArray array) {
-                    array.elements().forEach(e -> struct(fields).check(e, where + "[]"));
+            return new Check(Shape.STRUCT_ARRAY, fields);
+        }
+
+        void check(JsonValue value, String where)
+        {
+            switch (shape) {
+                case STRING -> expect(value instanceof JString || value instanceof JNull, value, where, "a string");
+                case OBJECT -> expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
+                case BOOL_MAP -> {
+                    expect(value instanceof JObject || value instanceof JNull, value, where, "an object of booleans");
+                    if (value instanceof JObject object) {
+                        for (Member m : object.members()) {
+                            expect(m.value() instanceof JBool || m.value() instanceof JNull, m.value(), where + "." + m.key(), "a boolean");
+                        }
+                    }
                 }
-            };
+                case STRING_ARRAY -> {
+                    expect(value instanceof JArray || value instanceof JNull, value, where, "an array of strings");
+                    if (value instanceof JArray array) {
+                        for (JsonValue element : array.elements()) {
+                            string().check(element, where + "[]");
+                        }
+                    }
+                }
+                case STRUCT -> {
+                    expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
+                    if (value instanceof JObject object) {
+                        decodeStruct(object, fields, where, false);
+                    }
+                }
+                case STRUCT_ARRAY -> {
+                    expect(value instanceof JArray || value instanceof JNull, value, where, "an array of objects");
+                    if (value instanceof JArray array) {
+                        for (JsonValue element : array.elements()) {
+                            struct(fields).check(element, where + "[]");
+                        }
+                    }
+                }
+            }
         }
 
         private static void expect(boolean ok, JsonValue value, String where, String wanted)

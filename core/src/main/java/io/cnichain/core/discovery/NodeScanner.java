@@ -113,7 +113,9 @@ public final class NodeScanner
         Set<Path> inView = new HashSet<>(readableOnly.values());
         for (ConfigEntry entry : entries.values()) {
             track(entry);
-            entry.resolvedFile().ifPresent(inView::add);
+            if (entry.resolvedFile().isPresent()) {
+                inView.add(entry.resolvedFile().get());
+            }
         }
         cache.retainOnly(inView);
         return true;

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * One consistent look at a node: the entries of the configuration directory with their links resolved, and
@@ -33,7 +34,14 @@ public final class NodeSnapshot
         implements NodeView
 {
     /** Runtimes sort names by their bytes (Go's string order), not by UTF-16 units. */
-    public static final Comparator<String> BYTE_ORDER = ConfigNames::compareBytes;
+    public static final Comparator<String> BYTE_ORDER = new Comparator<>()
+    {
+        @Override
+        public int compare(String a, String b)
+        {
+            return ConfigNames.compareBytes(a, b);
+        }
+    };
 
     private final NodeLayout layout;
     private final SymlinkResolver resolver;
@@ -109,7 +117,9 @@ public final class NodeSnapshot
     {
         Resolution resolution = resolver.resolve(hostPath);
         if (resolution.target().isEmpty()) {
-            resolution.readable().ifPresent(readable -> readableOnly.put(resolution.path(), readable));
+            if (resolution.readable().isPresent()) {
+                readableOnly.put(resolution.path(), resolution.readable().get());
+            }
         }
         String name = hostPath.getFileName() == null ? "/" : hostPath.getFileName().toString();
         ConfigEntry.EntryKind kind = resolution.kind().orElse(ConfigEntry.EntryKind.OTHER);
@@ -190,7 +200,10 @@ public final class NodeSnapshot
                 return trusted;
             }
         }
-        Optional<Path> readable = entry.resolvedFile().or(() -> Optional.ofNullable(readableOnly.get(entry.path())));
+        Optional<Path> readable = entry.resolvedFile();
+        if (readable.isEmpty()) {
+            readable = Optional.ofNullable(readableOnly.get(entry.path()));
+        }
         if (readable.isEmpty()) {
             return new Loaded(Optional.empty(), Optional.empty(),
                     new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()));
@@ -198,14 +211,29 @@ public final class NodeSnapshot
         Path target = readable.get();
         // The target is parsed under the name the runtime loads it by (the link's name decides the format).
         String loadName = entry.runtimeLoadable() ? entry.name() : target.getFileName().toString();
-        return loaded.computeIfAbsent(new LoadKey(loadName, target), key -> read(target, loadName));
+        LoadKey key = new LoadKey(loadName, target);
+        Loaded known = loaded.get(key);
+        if (known != null) {
+            return known;
+        }
+        // Two threads may both read it (rarely: the adapters' thread and the loop's); the first read stays.
+        Loaded read = read(target, loadName);
+        Loaded first = loaded.putIfAbsent(key, read);
+        return first != null ? first : read;
     }
 
     private Loaded read(Path target, String loadName)
     {
         Path container = layout.host().toContainer(target);
         if (cache.isPresent()) {
-            return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName));
+            return cache.get().load(loadName, target, container, new Supplier<>()
+            {
+                @Override
+                public Loaded get()
+                {
+                    return readNow(container, target, loadName);
+                }
+            });
         }
         return readNow(container, target, loadName);
     }
@@ -232,10 +260,12 @@ public final class NodeSnapshot
     @Override
     public Optional<ConfigEntry> effectiveConfig()
     {
-        return entries.values().stream()
-                .filter(ConfigEntry::runtimeLoadable)
-                .filter(e -> parse(e).isValid())
-                .findFirst();
+        for (ConfigEntry entry : entries.values()) {
+            if (entry.runtimeLoadable() && parse(entry).isValid()) {
+                return Optional.of(entry);
+            }
+        }
+        return Optional.empty();
     }
 
     /**

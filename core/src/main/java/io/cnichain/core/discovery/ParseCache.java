@@ -118,11 +118,14 @@ final class ParseCache
     void distrustAll()
     {
         trustedByName.clear();
-        entries.replaceAll((target, byName) -> {
+        for (Map.Entry<Path, Map<String, Cached>> entry : entries.entrySet()) {
             Map<String, Cached> copy = new ConcurrentHashMap<>();
-            byName.forEach((name, cached) -> copy.put(name, new Cached(cached.identity(), cached.loaded(), cached.racy(), false)));
-            return copy;
-        });
+            for (Map.Entry<String, Cached> named : entry.getValue().entrySet()) {
+                Cached cached = named.getValue();
+                copy.put(named.getKey(), new Cached(cached.identity(), cached.loaded(), cached.racy(), false));
+            }
+            entry.setValue(copy);
+        }
     }
 
     /** Drops the entries of files no longer in view, after a full listing. */
@@ -138,7 +141,13 @@ final class ParseCache
 
     private void remember(String loadName, Path target, Cached cached)
     {
-        entries.computeIfAbsent(target, t -> new ConcurrentHashMap<>()).put(loadName, cached);
+        Map<String, Cached> byName = entries.get(target);
+        if (byName == null) {
+            Map<String, Cached> created = new ConcurrentHashMap<>();
+            byName = entries.putIfAbsent(target, created);
+            byName = byName == null ? created : byName;
+        }
+        byName.put(loadName, cached);
         if (cached.trusted() && loadName.equals(target.getFileName().toString())) {
             trustedByName.put(loadName, cached.loaded());
         }

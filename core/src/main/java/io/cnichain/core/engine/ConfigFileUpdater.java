@@ -65,8 +65,11 @@ final class ConfigFileUpdater
         String targetName = file.getFileName().toString();
         // A single-plugin file is converted: a new .conflist, then the original deleted, with no check of the original's
         // bytes just before; it is read afresh, so the time in which a rewrite of it could be lost stays as short as it was.
-        Optional<NodeSnapshot.Loaded> known = snapshot.loadedAlready(loadName, file)
-                .filter(l -> l.bytes().isPresent() && l.config().isPresent() && l.config().get().summary().format() != CniConfig.Format.SINGLE);
+        Optional<NodeSnapshot.Loaded> known = snapshot.loadedAlready(loadName, file);
+        if (known.isPresent() && (known.get().bytes().isEmpty() || known.get().config().isEmpty()
+                || known.get().config().get().summary().format() == CniConfig.Format.SINGLE)) {
+            known = Optional.empty();
+        }
         byte[] bytes;
         CniConfigParser.LoadedConfig loaded;
         if (known.isPresent()) {

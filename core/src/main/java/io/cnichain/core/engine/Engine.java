@@ -60,7 +60,9 @@ public final class Engine
         this.registry = requireNonNull(registry, "registry is null");
         requireNonNull(writer, "writer is null");
         registry.validateSettings(config.adapters().settings(), config.configFile());
-        config.adapters().choice().names().forEach(name -> registry.require(name, config.adapters().choice().source()));
+        for (String name : config.adapters().choice().names()) {
+            registry.require(name, config.adapters().choice().source());
+        }
         this.selector = new AdapterSelector(registry, config.adapters());
         this.layout = config.layout();
         HostPaths host = config.host();

@@ -39,11 +39,17 @@ public final class AtomicFileWriter
     public static final String TEMP_PREFIX = ".cni-chain-";
     public static final String TEMP_SUFFIX = ".tmp";
 
+    private static final BeforeRename NOTHING_BEFORE_RENAME = new BeforeRename()
+    {
+        @Override
+        public void run(Path temp, Path target) {}
+    };
+
     private final BeforeRename beforeRename;
 
     public AtomicFileWriter()
     {
-        this((temp, target) -> {});
+        this(NOTHING_BEFORE_RENAME);
     }
 
     /**
@@ -98,7 +104,7 @@ public final class AtomicFileWriter
             if (existing.isPresent() && !existing.get().isRegularFile()) {
                 throw new CniChainException(ErrorCode.IO, reportedPath, "is not a regular file; refusing to replace it");
             }
-            Set<PosixFilePermission> permissions = existing.filter(e -> !mode.exact()).map(PosixFileAttributes::permissions).orElse(mode.permissions());
+            Set<PosixFilePermission> permissions = existing.isPresent() && !mode.exact() ? existing.get().permissions() : mode.permissions();
             try {
                 // Created with its final mode (less the umask) so a secret is never readable by others, not even
                 // for a moment; the mode is set exactly once the file is complete.
@@ -111,8 +117,8 @@ public final class AtomicFileWriter
                 }
                 PosixFileAttributeView view = directory.view(tempName);
                 view.setPermissions(permissions);
-                Optional<UserPrincipal> owner = mode.owner().or(() -> existing.map(PosixFileAttributes::owner));
-                Optional<GroupPrincipal> group = mode.group().or(() -> existing.map(PosixFileAttributes::group));
+                Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : Optional.of(existing.get().owner());
+                Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : Optional.of(existing.get().group());
                 if (owner.isPresent() || group.isPresent()) {
                     setOwner(view, owner, group);
                 }
@@ -191,9 +197,9 @@ public final class AtomicFileWriter
         if (!Files.isDirectory(directory)) {
             return removed;
         }
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory, p -> isTempName(p.getFileName().toString()))) {
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
             for (Path temp : stream) {
-                if (Files.deleteIfExists(temp)) {
+                if (isTempName(temp.getFileName().toString()) && Files.deleteIfExists(temp)) {
                     removed.add(temp);
                 }
             }

@@ -44,12 +44,18 @@ public final class SymlinkResolver
     public SymlinkResolver(HostPaths host, List<Path> allowedRoots)
     {
         this.host = requireNonNull(host, "host is null");
-        this.allowedRoots = allowedRoots.stream().map(p -> SLASH.resolve(p).normalize()).toList();
-        // A root may itself be reached through a link (a conf dir that is a link on some distributions):
-        // compare real locations with real locations.
-        this.realAllowedRoots = this.allowedRoots.stream()
-                .map(root -> walk(root).map(Walk::path).orElse(root))
-                .toList();
+        List<Path> roots = new ArrayList<>();
+        List<Path> realRoots = new ArrayList<>();
+        for (Path allowed : allowedRoots) {
+            Path root = SLASH.resolve(allowed).normalize();
+            roots.add(root);
+            // A root may itself be reached through a link (a conf dir that is a link on some distributions):
+            // compare real locations with real locations.
+            Optional<Walk> real = walk(root);
+            realRoots.add(real.isPresent() ? real.get().path() : root);
+        }
+        this.allowedRoots = List.copyOf(roots);
+        this.realAllowedRoots = List.copyOf(realRoots);
     }
 
     public List<Path> allowedRoots()
@@ -86,12 +92,22 @@ public final class SymlinkResolver
         if (!attributes.isRegularFile()) {
             return Resolution.refused(path, Optional.of(kind), chain, via + " " + describeSpecial(target) + ", not a regular file");
         }
-        if (realAllowedRoots.stream().noneMatch(root -> target.startsWith(root) && !target.equals(root))) {
+        if (!underAllowedRoot(target)) {
             return Resolution.outsideRoots(path, kind, chain, target, "resolves to " + target + ", outside the allowed roots "
                     + allowedRoots.stream().map(Path::toString).collect(Collectors.joining(", ", "[", "]"))
                     + "; add its directory to allowedRoots to patch it");
         }
         return Resolution.resolved(path, kind, chain, target);
+    }
+
+    private boolean underAllowedRoot(Path target)
+    {
+        for (Path root : realAllowedRoots) {
+            if (target.startsWith(root) && !target.equals(root)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Optional<Walk> walk(Path path)
@@ -110,7 +126,11 @@ public final class SymlinkResolver
         Deque<String> todo = new ArrayDeque<>();
         pushFront(todo, path);
         Path current = SLASH;
-        BasicFileAttributes attributes = lstat(SLASH).orElseThrow(() -> new ResolveException("the host root " + host.root() + " does not exist"));
+        Optional<BasicFileAttributes> root = lstat(SLASH);
+        if (root.isEmpty()) {
+            throw new ResolveException("the host root " + host.root() + " does not exist");
+        }
+        BasicFileAttributes attributes = root.get();
         Set<String> seen = new HashSet<>();
         int links = 0;
         while (!todo.isEmpty()) {
@@ -120,7 +140,11 @@ public final class SymlinkResolver
             }
             if (name.equals("..")) {
                 current = current.getParent() == null ? SLASH : current.getParent();
-                attributes = lstat(current).orElseThrow(() -> new ResolveException("a directory on the way vanished"));
+                Optional<BasicFileAttributes> parent = lstat(current);
+                if (parent.isEmpty()) {
+                    throw new ResolveException("a directory on the way vanished");
+                }
+                attributes = parent.get();
                 continue;
             }
             if (!attributes.isDirectory()) {

@@ -141,7 +141,11 @@ public final class BinaryInstaller
      */
     public List<String> sourceNames()
     {
-        return sources().stream().map(p -> p.getFileName().toString()).toList();
+        List<String> names = new ArrayList<>();
+        for (Path source : sources()) {
+            names.add(source.getFileName().toString());
+        }
+        return names;
     }
 
     private List<Path> sources()

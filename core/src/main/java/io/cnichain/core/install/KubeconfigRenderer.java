@@ -40,8 +40,7 @@ public final class KubeconfigRenderer
 
     private static String render(String server, String token, Optional<byte[]> ca, boolean redact)
     {
-        String tls = ca.map(bytes -> "    certificate-authority-data: " + Base64.getEncoder().encodeToString(bytes))
-                .orElse("    insecure-skip-tls-verify: true");
+        String tls = ca.isPresent() ? "    certificate-authority-data: " + Base64.getEncoder().encodeToString(ca.get()) : "    insecure-skip-tls-verify: true";
         return """
                 # Kubeconfig file for linkerd CNI plugin.
                 apiVersion: v1

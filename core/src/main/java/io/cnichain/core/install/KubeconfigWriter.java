@@ -110,18 +110,32 @@ public final class KubeconfigWriter
         if (token.isEmpty()) {
             throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token is empty");
         }
-        if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        if (!printable(token)) {
             throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token holds characters a token never has");
         }
         Optional<byte[]> ca = Optional.empty();
         if (!api.skipTlsVerify()) {
             ca = Optional.of(readText(api.effectiveCaFile(), "the CA certificate (set KUBE_CA_FILE, or SKIP_TLS_VERIFY=true)").getBytes(StandardCharsets.UTF_8));
         }
-        String host = api.host().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
-                "KUBERNETES_SERVICE_HOST not set: cannot write the kubeconfig for the chained plugin"));
-        String port = api.port().orElseThrow(() -> new CniChainException(ErrorCode.KUBECONFIG,
-                "KUBERNETES_SERVICE_PORT not set: cannot write the kubeconfig for the chained plugin"));
-        return KubeconfigRenderer.render(KubeconfigRenderer.serverUrl(api.protocol(), host, port), token, ca);
+        if (api.host().isEmpty()) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, "KUBERNETES_SERVICE_HOST not set: cannot write the kubeconfig for the chained plugin");
+        }
+        if (api.port().isEmpty()) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, "KUBERNETES_SERVICE_PORT not set: cannot write the kubeconfig for the chained plugin");
+        }
+        return KubeconfigRenderer.render(KubeconfigRenderer.serverUrl(api.protocol(), api.host().get(), api.port().get()), token, ca);
+    }
+
+    /** @return whether it holds only printable ASCII, no blank */
+    private static boolean printable(String token)
+    {
+        for (int i = 0; i < token.length(); i++) {
+            char c = token.charAt(i);
+            if (c <= 0x20 || c >= 0x7f) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String readText(Path file, String what)

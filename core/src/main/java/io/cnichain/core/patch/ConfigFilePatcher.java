@@ -57,9 +57,11 @@ public final class ConfigFilePatcher
                 }
                 return new PatchPlan.Replace(listName.get(), checked(listName.get(), Patcher.toList(loaded, targetName, entry)));
             }
-            return Patcher.insert(loaded, entry)
-                    .<PatchPlan>map(text -> new PatchPlan.Rewrite(checked(loadName, text)))
-                    .orElseGet(() -> new PatchPlan.Unchanged("already holds the entry"));
+            Optional<String> text = Patcher.insert(loaded, entry);
+            if (text.isEmpty()) {
+                return new PatchPlan.Unchanged("already holds the entry");
+            }
+            return new PatchPlan.Rewrite(checked(loadName, text.get()));
         }
         catch (PatchException e) {
             return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.CANNOT_EDIT);

@@ -82,7 +82,9 @@ public final class PluginJarLoader
         List<String> problems = new ArrayList<>();
         PluginDirectory repository = new PluginDirectory(directory, permissions);
         List<Path> paths = repository.getPluginPaths();
-        repository.problems().forEach(problem -> problems.add(report(problem)));
+        for (String problem : repository.problems()) {
+            problems.add(report(problem));
+        }
         if (paths.isEmpty()) {
             return new Result(adapters, problems);
         }

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -55,6 +56,12 @@ final class AgentProcess
      */
     static AgentProcess launch(TestNode node, List<String> prefix, List<String> extra)
     {
+        return launch(node, prefix, extra, Map.of());
+    }
+
+    /** {@link #launch(TestNode, List, List)}, with more environment variables. */
+    static AgentProcess launch(TestNode node, List<String> prefix, List<String> extra, Map<String, String> env)
+    {
         try {
             int port = freePort();
             Path log = Files.createTempFile(node.root(), "agent-", ".log");
@@ -65,6 +72,7 @@ final class AgentProcess
             command.addAll(extra);
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.environment().putAll(node.env());
+            builder.environment().putAll(env);
             return new AgentProcess(builder.start(), log, port);
         }
         catch (IOException e) {

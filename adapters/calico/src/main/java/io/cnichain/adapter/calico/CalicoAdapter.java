@@ -60,14 +60,23 @@ public final class CalicoAdapter
     {
         Detection.Builder detection = Detection.builder();
         String name = confFile(node, settings);
-        node.entry(name).ifPresent(own -> detection.add(Detection.PLATFORM_FILE,
-                name + " present" + node.parse(own).error().map(e -> " (does not parse now: " + e + ")").orElse("")));
-        List<String> binaries = BINARIES.stream().filter(node::hasBinary).toList();
+        Optional<ConfigEntry> own = node.entry(name);
+        if (own.isPresent()) {
+            Optional<String> error = node.parse(own.get()).error();
+            detection.add(Detection.PLATFORM_FILE, name + " present" + (error.isPresent() ? " (does not parse now: " + error.get() + ")" : ""));
+        }
+        List<String> binaries = new ArrayList<>();
+        for (String binary : BINARIES) {
+            if (node.hasBinary(binary)) {
+                binaries.add(binary);
+            }
+        }
         if (!binaries.isEmpty()) {
             detection.add(Detection.PLATFORM_BINARY, String.join(", ", binaries) + " in the bin dir " + node.binDir());
         }
         Optional<ConfigEntry> effective = node.effectiveConfig();
-        if (effective.isPresent() && node.parse(effective.get()).config().map(c -> c.hasPluginType(PLUGIN_TYPE)).orElse(false)) {
+        Optional<CniConfig> loaded = effective.isPresent() ? node.parse(effective.get()).config() : Optional.empty();
+        if (loaded.isPresent() && loaded.get().hasPluginType(PLUGIN_TYPE)) {
             detection.add(Detection.PLATFORM_PLUGIN_LOADED, "the effective configuration " + effective.get().name() + " holds a plugin of type " + PLUGIN_TYPE);
         }
         List<String> leftovers = new ArrayList<>();
@@ -92,7 +101,8 @@ public final class CalicoAdapter
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
         String reason = settings.get(CONF_FILE).isPresent() ? "Calico's configuration file (setting " + CONF_FILE + ")" : "Calico's configuration file";
-        return node.entry(confFileOrThrow(node, settings)).map(entry -> List.of(ConfigTarget.of(entry, reason))).orElse(List.of());
+        Optional<ConfigEntry> entry = node.entry(confFileOrThrow(node, settings));
+        return entry.isPresent() ? List.of(ConfigTarget.of(entry.get(), reason)) : List.of();
     }
 
     @Override

@@ -8,7 +8,6 @@ import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
-import io.cnichain.spi.ParseResult;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,9 +96,8 @@ public final class CiliumAdapter
     {
         Optional<String> configured = settings.fileInConfDir(CONF_FILE, node);
         if (configured.isPresent()) {
-            return node.entry(configured.get())
-                    .map(entry -> List.of(target(node, entry, "Cilium's configuration file (setting " + CONF_FILE + ")")))
-                    .orElse(List.of());
+            Optional<ConfigEntry> entry = node.entry(configured.get());
+            return entry.isPresent() ? List.of(target(node, entry.get(), "Cilium's configuration file (setting " + CONF_FILE + ")")) : List.of();
         }
         Optional<ConfigEntry> conflist = node.entry(DEFAULT_CONF_FILE);
         if (conflist.isPresent()) {
@@ -109,17 +107,18 @@ public final class CiliumAdapter
         if (legacy.isPresent()) {
             return List.of(target(node, legacy.get(), "Cilium's legacy single-plugin file (converted to a list)"));
         }
-        return otherExtensionFiles(node).stream()
-                .findFirst()
-                .map(entry -> List.of(target(node, entry, "Cilium's configuration under another extension (holds a plugin of type "
-                        + PLUGIN_TYPE + ")")))
-                .orElse(List.of());
+        List<ConfigEntry> others = otherExtensionFiles(node);
+        if (others.isEmpty()) {
+            return List.of();
+        }
+        return List.of(target(node, others.get(0), "Cilium's configuration under another extension (holds a plugin of type " + PLUGIN_TYPE + ")"));
     }
 
     @Override
     public List<String> warnings(NodeView node, AdapterSettings settings)
     {
-        List<String> renamed = backups(node).stream().filter(name -> !name.equals(LEGACY_BACKUP)).toList();
+        List<String> renamed = new ArrayList<>(backups(node));
+        renamed.remove(LEGACY_BACKUP);
         if (renamed.isEmpty()) {
             return List.of();
         }
@@ -143,16 +142,19 @@ public final class CiliumAdapter
             return ConfigTarget.of(entry, reason);
         }
         Path file = entry.resolvedFile().orElseThrow();
-        return node.entries().stream()
-                .filter(e -> e.runtimeLoadable() && e.isSymlink() && e.resolvedFile().equals(Optional.of(file)))
-                .findFirst()
-                .map(link -> ConfigTarget.of(link, reason + ", loaded by the runtime through the link " + link.name()))
-                .orElseGet(() -> ConfigTarget.of(entry, reason + ", not yet linked under a name the runtime loads"));
+        for (ConfigEntry link : node.entries()) {
+            if (link.runtimeLoadable() && link.isSymlink() && link.resolvedFile().isPresent() && link.resolvedFile().get().equals(file)) {
+                return ConfigTarget.of(link, reason + ", loaded by the runtime through the link " + link.name());
+            }
+        }
+        return ConfigTarget.of(entry, reason + ", not yet linked under a name the runtime loads");
     }
 
     private static boolean isNamedFile(String name, AdapterSettings settings)
     {
-        return name.equals(DEFAULT_CONF_FILE) || name.equals(LEGACY_CONF_FILE) || settings.get(CONF_FILE).map(v -> v.endsWith("/" + name) || v.equals(name)).orElse(false);
+        Optional<String> configured = settings.get(CONF_FILE);
+        return name.equals(DEFAULT_CONF_FILE) || name.equals(LEGACY_CONF_FILE)
+                || configured.isPresent() && (configured.get().endsWith("/" + name) || configured.get().equals(name));
     }
 
     /** Cilium's own files: the one named by confFile, the default names, and files under other extensions holding Cilium's plugin. */
@@ -167,11 +169,22 @@ public final class CiliumAdapter
             // An unusable setting is reported where the files are listed; detection goes on with the default names.
             configured = Optional.empty();
         }
-        configured.flatMap(node::entry).ifPresent(own::add);
-        node.entry(DEFAULT_CONF_FILE).filter(e -> !own.contains(e)).ifPresent(own::add);
-        node.entry(LEGACY_CONF_FILE).filter(e -> !own.contains(e)).ifPresent(own::add);
-        otherExtensionFiles(node).stream().filter(e -> !own.contains(e)).forEach(own::add);
+        if (configured.isPresent()) {
+            addNew(own, node.entry(configured.get()));
+        }
+        addNew(own, node.entry(DEFAULT_CONF_FILE));
+        addNew(own, node.entry(LEGACY_CONF_FILE));
+        for (ConfigEntry other : otherExtensionFiles(node)) {
+            addNew(own, Optional.of(other));
+        }
         return own;
+    }
+
+    private static void addNew(List<ConfigEntry> own, Optional<ConfigEntry> entry)
+    {
+        if (entry.isPresent() && !own.contains(entry.get())) {
+            own.add(entry.get());
+        }
     }
 
     /**
@@ -180,21 +193,30 @@ public final class CiliumAdapter
      */
     private static List<ConfigEntry> otherExtensionFiles(NodeView node)
     {
-        return node.entries().stream()
-                .filter(e -> !e.runtimeLoadable() && !node.isNeverConfig(e.name()) && e.resolves())
-                .filter(e -> holdsCilium(node, e))
-                .toList();
+        List<ConfigEntry> files = new ArrayList<>();
+        for (ConfigEntry entry : node.entries()) {
+            if (!entry.runtimeLoadable() && !node.isNeverConfig(entry.name()) && entry.resolves() && holdsCilium(node, entry)) {
+                files.add(entry);
+            }
+        }
+        return files;
     }
 
     private static boolean holdsCilium(NodeView node, ConfigEntry entry)
     {
-        ParseResult result = node.parse(entry);
-        return result.config().map((CniConfig c) -> c.hasPluginType(PLUGIN_TYPE)).orElse(false);
+        Optional<CniConfig> config = node.parse(entry).config();
+        return config.isPresent() && config.get().hasPluginType(PLUGIN_TYPE);
     }
 
     private static List<String> backups(NodeView node)
     {
-        return node.entries().stream().map(ConfigEntry::name).filter(name -> name.endsWith(BACKUP_SUFFIX)).toList();
+        List<String> backups = new ArrayList<>();
+        for (ConfigEntry entry : node.entries()) {
+            if (entry.name().endsWith(BACKUP_SUFFIX)) {
+                backups.add(entry.name());
+            }
+        }
+        return backups;
     }
 
     private static String shortList(List<String> names)

@@ -44,7 +44,8 @@ public final class GenericSymlinkAdapter
         ConfigEntry entry = effective.get();
         String evidence = !entry.isSymlink() ? "effective configuration " + entry.name()
                 : "effective configuration " + entry.name() + " is a link to "
-                        + entry.resolvedFile().map(Object::toString).orElse("a file the core may not write (" + entry.problem().orElse("") + ")");
+                        + (entry.resolvedFile().isPresent() ? entry.resolvedFile().get().toString()
+                                : "a file the core may not write (" + entry.problem().orElse("") + ")");
         return Detection.of(Detection.FALLBACK, evidence);
     }
 
@@ -55,20 +56,22 @@ public final class GenericSymlinkAdapter
         if (effective.isPresent()) {
             // An effective configuration the core may not write (a link out of the allowed roots) means nothing is
             // patched: patching a later file would change nothing the runtime loads. detect says why.
-            return effective.filter(ConfigEntry::resolves)
-                    .map(entry -> List.of(ConfigTarget.of(entry, entry.isSymlink()
-                            ? "the configuration the runtime loads, through " + entry.linkChain().size() + " link(s)"
-                            : "the configuration the runtime loads (first valid file in byte order)")))
-                    .orElse(List.of());
+            ConfigEntry entry = effective.get();
+            if (!entry.resolves()) {
+                return List.of();
+            }
+            return List.of(ConfigTarget.of(entry, entry.isSymlink()
+                    ? "the configuration the runtime loads, through " + entry.linkChain().size() + " link(s)"
+                    : "the configuration the runtime loads (first valid file in byte order)"));
         }
         // No valid configuration, but one that does not parse: most likely a primary in the middle of writing it.
         // Naming it lets the core wait for it (and retry) instead of forgetting it; the core never writes from it.
-        return node.entries().stream()
-                .filter(ConfigEntry::runtimeLoadable)
-                .filter(ConfigEntry::resolves)
-                .filter(entry -> node.parse(entry) instanceof ParseResult.Failed failed && failed.reason() == ParseResult.Reason.INVALID)
-                .findFirst()
-                .map(entry -> List.of(ConfigTarget.of(entry, "the only configuration, which does not parse yet (a primary may be writing it)")))
-                .orElse(List.of());
+        for (ConfigEntry entry : node.entries()) {
+            if (entry.runtimeLoadable() && entry.resolves()
+                    && node.parse(entry) instanceof ParseResult.Failed failed && failed.reason() == ParseResult.Reason.INVALID) {
+                return List.of(ConfigTarget.of(entry, "the only configuration, which does not parse yet (a primary may be writing it)"));
+            }
+        }
+        return List.of();
     }
 }

@@ -56,7 +56,7 @@ public final class OciVcnNativeAdapter
             ownFile = true;
             ConfigEntry entry = primary.get();
             evidence.add(PRIMARY_FILE + " present" + (!entry.isSymlink() ? ""
-                    : entry.resolvedFile().map(t -> " (a link to " + t + ")").orElse(" (a link that does not resolve)")));
+                    : entry.resolvedFile().isPresent() ? " (a link to " + entry.resolvedFile().get() + ")" : " (a link that does not resolve)"));
         }
         for (ConfigEntry entry : currentFiles(node)) {
             Optional<CniConfig> config = node.parse(entry).config();
@@ -67,12 +67,17 @@ public final class OciVcnNativeAdapter
             }
             else {
                 namingOnly = true;
-                evidence.add(entry.name() + " present (OCI's naming, but " + config.map(c -> "network " + c.networkName())
-                        .orElse("it does not parse now") + ")");
+                evidence.add(entry.name() + " present (OCI's naming, but " + (config.isPresent() ? "network " + config.get().networkName() : "it does not parse now")
+                        + ")");
             }
         }
         int score = ownFile ? Detection.PLATFORM_FILE : namingOnly ? Detection.HINT : 0;
-        List<String> binaries = BINARIES.stream().filter(node::hasBinary).toList();
+        List<String> binaries = new ArrayList<>();
+        for (String binary : BINARIES) {
+            if (node.hasBinary(binary)) {
+                binaries.add(binary);
+            }
+        }
         if (!binaries.isEmpty()) {
             score += Detection.PLATFORM_BINARY;
             evidence.add(String.join(", ", binaries) + " in the bin dir " + node.binDir());
@@ -118,19 +123,31 @@ public final class OciVcnNativeAdapter
 
     private static List<ConfigEntry> currentFiles(NodeView node)
     {
-        return node.entries().stream()
-                .filter(e -> e.name().endsWith(CURRENT_SUFFIX) && !node.isNeverConfig(e.name()))
-                .toList();
+        List<ConfigEntry> files = new ArrayList<>();
+        for (ConfigEntry entry : node.entries()) {
+            if (entry.name().endsWith(CURRENT_SUFFIX) && !node.isNeverConfig(entry.name())) {
+                files.add(entry);
+            }
+        }
+        return files;
     }
 
     /** A file this adapter patches: the primary's name, or a link to a {@code .conflist-current}. */
     private static boolean isOciFile(ConfigEntry entry)
     {
-        return entry.name().equals(PRIMARY_FILE) || entry.resolvedFileName().map(n -> n.endsWith(CURRENT_SUFFIX)).orElse(false);
+        return entry.name().equals(PRIMARY_FILE) || entry.resolvedFileName().isPresent() && entry.resolvedFileName().get().endsWith(CURRENT_SUFFIX);
     }
 
     private static boolean isOci(CniConfig config)
     {
-        return config.networkName().equals(NETWORK_NAME) || PLUGIN_TYPES.stream().anyMatch(config::hasPluginType);
+        if (config.networkName().equals(NETWORK_NAME)) {
+            return true;
+        }
+        for (String type : PLUGIN_TYPES) {
+            if (config.hasPluginType(type)) {
+                return true;
+            }
+        }
+        return false;
     }
 }
