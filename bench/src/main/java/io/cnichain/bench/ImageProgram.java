@@ -126,12 +126,35 @@ final class ImageProgram
         public OptionalLong processStartNanos()
                 throws IOException
         {
-            // Both in clock ticks since boot (10 ms): the JVM's own start, not podman's work before it.
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // The container's first process: not podman's work before it.
+            return OptionalLong.of(startNanos(Path.of("/proc", String.valueOf(pid), "stat")));
+        }
+
+        @Override
+        public OptionalLong jvmStartNanos()
+                throws IOException
+        {
+            // The java launcher starts the JVM's main thread right after the exec: the first thread besides the process's own.
+            long first = Long.MAX_VALUE;
+            try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+                for (Path task : tasks.toList()) {
+                    if (!task.getFileName().toString().equals(String.valueOf(pid))) {
+                        first = Math.min(first, startNanos(task.resolve("stat")));
+                    }
+                }
+            }
+            return first == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(first);
+        }
+
+        /** A process's or thread's start, from clock ticks since boot (10 ms) to {@link System#nanoTime()}'s clock. */
+        private static long startNanos(Path stat)
+                throws IOException
+        {
+            String text = Files.readString(stat);
+            String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
             double started = Long.parseLong(fields[19]) / Proc.TICKS_PER_SECOND;
             double now = Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
-            return OptionalLong.of(System.nanoTime() - (long) ((now - started) * 1e9));
+            return System.nanoTime() - (long) ((now - started) * 1e9);
         }
 
         @Override

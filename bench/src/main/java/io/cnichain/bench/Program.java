@@ -43,6 +43,16 @@ interface Program
             return OptionalLong.empty();
         }
 
+        /**
+         * When the JVM's first thread started, on {@link System#nanoTime()}'s clock, when the process started long before
+         * its JVM did (a container's first process is runc's, which sets up the container and then runs the launcher).
+         */
+        default OptionalLong jvmStartNanos()
+                throws IOException
+        {
+            return OptionalLong.empty();
+        }
+
         /** Stops it as its supervisor would (SIGTERM) and waits; returns its exit code. */
         int stop()
                 throws IOException, InterruptedException;

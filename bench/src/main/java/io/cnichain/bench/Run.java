@@ -51,6 +51,7 @@ final class Run
     {
         Map<Program, List<Double>> times = new LinkedHashMap<>();
         Map<Program, List<Double>> outside = new LinkedHashMap<>();
+        Map<Program, List<Double>> fromJvm = new LinkedHashMap<>();
         for (int i = 0; i < settings.starts(); i++) {
             for (Program program : programs) {
                 try (Node node = Node.create(false, 0)) {
@@ -68,6 +69,10 @@ final class Run
                     if (processStart.isPresent()) {
                         outside.computeIfAbsent(program, p -> new ArrayList<>()).add(total);
                     }
+                    OptionalLong jvmStart = running.jvmStartNanos();
+                    if (jvmStart.isPresent()) {
+                        fromJvm.computeIfAbsent(program, p -> new ArrayList<>()).add((patchedAt - jvmStart.getAsLong()) / 1e6);
+                    }
                     stop(program, running, node);
                 }
             }
@@ -78,6 +83,7 @@ final class Run
             put(program, "startup_max_ms", Stats.max(list));
         });
         outside.forEach((program, list) -> put(program, "startup_with_podman_ms", Stats.median(list)));
+        fromJvm.forEach((program, list) -> put(program, "startup_from_jvm_ms", Stats.median(list)));
     }
 
     /** Reaction, then idle, then the storm, on one long-running process of each program. */
