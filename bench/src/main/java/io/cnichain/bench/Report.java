@@ -22,7 +22,7 @@ final class Report
         labels.put("reaction_p99_ms", "reaction: p99 (ms)");
         labels.put("reaction_max_ms", "reaction: largest (ms)");
         labels.put("startup_ms", "start-up to first patched file: median of the run's starts (ms)");
-        labels.put("startup_with_podman_ms", "start-up counted from `podman start` (ms)");
+        labels.put("startup_with_podman_ms", "start-up counted from `podman create` (ms)");
         labels.put("startup_from_jvm_ms", "start-up counted from the JVM's first thread, after runc and the launcher (ms)");
         labels.put("startup_min_ms", "start-up: fastest (ms)");
         labels.put("startup_max_ms", "start-up: slowest (ms)");
