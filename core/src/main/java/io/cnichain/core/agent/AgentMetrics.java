@@ -20,6 +20,8 @@ final class AgentMetrics
     private final Map<String, AtomicLong> events = new ConcurrentHashMap<>();
     private final AtomicLong patches = new AtomicLong();
     private final AtomicLong fights = new AtomicLong();
+    private final Map<String, AtomicLong> missed = new ConcurrentHashMap<>();
+    private final AtomicLong periodicChecks = new AtomicLong();
     private final AtomicLong lastSuccess = new AtomicLong();
     private final AtomicLongArray latencyBuckets = new AtomicLongArray(LATENCY_BUCKETS.length);
     private final AtomicLong latencyCount = new AtomicLong();
@@ -57,6 +59,17 @@ final class AgentMetrics
         fights.incrementAndGet();
     }
 
+    /** @param what {@code watch} (a directory not watched as wanted) or {@code file} (the runtime's file changed unseen) */
+    void missedEvent(String what)
+    {
+        count(missed, what);
+    }
+
+    void periodicCheck()
+    {
+        periodicChecks.incrementAndGet();
+    }
+
     void success(long epochMillis)
     {
         lastSuccess.set(epochMillis);
@@ -85,6 +98,21 @@ final class AgentMetrics
         return patches.get();
     }
 
+    long reconcilesTotal()
+    {
+        long total = 0;
+        for (AtomicLong counter : reconciles.values()) {
+            total += counter.get();
+        }
+        return total;
+    }
+
+    long missedCount(String what)
+    {
+        AtomicLong counter = missed.get(what);
+        return counter == null ? 0 : counter.get();
+    }
+
     String render(boolean ready)
     {
         StringBuilder out = new StringBuilder();
@@ -100,6 +128,13 @@ final class AgentMetrics
         out.append("# HELP cnichain_fights_total Back-off steps taken because another writer kept undoing our patch.\n");
         out.append("# TYPE cnichain_fights_total counter\n");
         out.append("cnichain_fights_total ").append(fights.get()).append('\n');
+        out.append("# HELP cnichain_periodic_checks_total Periodic checks made (periodicCheckSeconds).\n");
+        out.append("# TYPE cnichain_periodic_checks_total counter\n");
+        out.append("cnichain_periodic_checks_total ").append(periodicChecks.get()).append('\n');
+        out.append("# HELP cnichain_missed_events_total Differences a periodic check found that no event had told: watch (a directory not watched as wanted) or file (the runtime's file changed unseen).\n");
+        out.append("# TYPE cnichain_missed_events_total counter\n");
+        out.append("cnichain_missed_events_total{what=\"file\"} ").append(missedCount("file")).append('\n');
+        out.append("cnichain_missed_events_total{what=\"watch\"} ").append(missedCount("watch")).append('\n');
         out.append("# HELP cnichain_last_successful_reconcile_timestamp_seconds When a reconcile last left every authoritative file patched.\n");
         out.append("# TYPE cnichain_last_successful_reconcile_timestamp_seconds gauge\n");
         out.append("cnichain_last_successful_reconcile_timestamp_seconds ").append(String.format(Locale.ROOT, "%.3f", lastSuccess.get() / 1000.0)).append('\n');

@@ -5,16 +5,22 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
 
@@ -31,9 +37,14 @@ final class DirectoryWatches
     private final WatchService service;
     private final Map<WatchKey, Path> keys = new HashMap<>();
     private final Map<Path, WatchKey> armed = new HashMap<>();
+    /** The directory each watch was armed on (its file key: device and inode), to tell when the path now names another. */
+    private final Map<Path, Object> armedOn = new HashMap<>();
     private final Set<Path> wanted = new LinkedHashSet<>();
     private final Set<Path> pending = new LinkedHashSet<>();
     private final Set<Path> ancestors = new HashSet<>();
+
+    /** Directories made and removed faster than they can be watched: give up on this round after so many tries. */
+    private static final int MAX_DESCENTS = 100;
 
     DirectoryWatches(WatchService service)
     {
@@ -90,10 +101,12 @@ final class DirectoryWatches
     Set<Path> invalidated(WatchKey key)
     {
         Path directory = keys.remove(key);
-        if (directory == null) {
+        if (directory == null || armed.get(directory) != key) {
+            // Not ours, or the directory was watched anew (a new key) before this one's end reached us.
             return Set.of();
         }
         armed.remove(directory);
+        armedOn.remove(directory);
         ancestors.remove(directory);
         Set<Path> newlyArmed = new LinkedHashSet<>();
         if (wanted.contains(directory)) {
@@ -143,7 +156,7 @@ final class DirectoryWatches
     /** @return whether the directory is armed now */
     private boolean arm(Path directory)
     {
-        if (armed.containsKey(directory) && armed.get(directory).isValid()) {
+        if (isWatched(directory)) {
             pending.remove(directory);
             return true;
         }
@@ -164,8 +177,11 @@ final class DirectoryWatches
     }
 
     /**
-     * Ancestors of pending directories are watched; others are not kept beyond what is wanted. Watch first, then
-     * look: a pending directory created before its ancestor's watch was armed sends no event, so it is armed here.
+     * Watch, then look, at every level. For each pending directory, the nearest existing ancestor is watched, then
+     * the next level down is looked at: when it exists now (made before the watch, so no event will tell), it is
+     * watched in turn and the level below it looked at, down to the directory itself. What stops the descent is a
+     * level seen missing <em>after</em> its parent's watch was in place: its creation will send an event there, which
+     * brings the descent back ({@link #retryPending()}). Ancestors no pending directory needs any more are dropped.
      *
      * @return the pending directories armed that way
      */
@@ -173,34 +189,13 @@ final class DirectoryWatches
     {
         Set<Path> armedLate = new LinkedHashSet<>();
         Set<Path> neededAncestors = new HashSet<>();
-        boolean changed = true;
-        while (changed) {
-            neededAncestors.clear();
-            for (Path directory : pending) {
-                Path ancestor = directory.getParent();
-                while (ancestor != null && !Files.isDirectory(ancestor)) {
-                    ancestor = ancestor.getParent();
-                }
-                if (ancestor != null) {
-                    neededAncestors.add(ancestor);
-                }
+        for (Path directory : Set.copyOf(pending)) {
+            Optional<Path> watching = descend(directory);
+            if (watching.isPresent()) {
+                neededAncestors.add(watching.get());
             }
-            for (Path ancestor : neededAncestors) {
-                if (!armed.containsKey(ancestor)) {
-                    try {
-                        register(ancestor);
-                    }
-                    catch (IOException e) {
-                        log.warn("Cannot watch {} for {} to appear: {}", ancestor, pending, e.getMessage());
-                    }
-                }
-            }
-            changed = false;
-            for (Path directory : Set.copyOf(pending)) {
-                if (Files.isDirectory(directory) && arm(directory)) {
-                    armedLate.add(directory);
-                    changed = true;
-                }
+            else if (armed.containsKey(directory)) {
+                armedLate.add(directory);
             }
         }
         ancestors.clear();
@@ -208,19 +203,187 @@ final class DirectoryWatches
         for (Path directory : Set.copyOf(armed.keySet())) {
             if (!wanted.contains(directory) && !ancestors.contains(directory)) {
                 WatchKey key = armed.remove(directory);
+                armedOn.remove(directory);
                 keys.remove(key);
+                log.debug("Dropping the watch on {}", directory);
                 key.cancel();
             }
         }
         return armedLate;
     }
 
+    /**
+     * Brings one pending directory's watch as deep as the filesystem allows now.
+     *
+     * @return the ancestor watched for the next level to appear; empty when the directory itself is armed now, or
+     *         when nothing could be watched (reported)
+     */
+    private Optional<Path> descend(Path directory)
+    {
+        for (int attempt = 0; attempt < MAX_DESCENTS; attempt++) {
+            Path level = nearestExistingAncestor(directory);
+            if (level == null) {
+                return Optional.empty();
+            }
+            boolean vanished = false;
+            while (!vanished) {
+                if (level.equals(directory)) {
+                    if (arm(directory) || Files.isDirectory(directory)) {
+                        // Armed, or it exists and cannot be watched (said by arm): either way, nothing deeper to wait for.
+                        return Optional.empty();
+                    }
+                    vanished = true;
+                    continue;
+                }
+                if (!isWatched(level)) {
+                    try {
+                        register(level);
+                    }
+                    catch (NoSuchFileException | NotDirectoryException e) {
+                        // Gone between the look and the watch: start again from what exists.
+                        vanished = true;
+                        continue;
+                    }
+                    catch (IOException e) {
+                        log.warn("Cannot watch {} for {} to appear: {}", level, directory, e.getMessage());
+                        return Optional.empty();
+                    }
+                }
+                // The watch is in place: a next level made from now on sends an event; one made before is seen here.
+                Path next = level.resolve(directory.getName(level.getNameCount()).toString());
+                if (!Files.isDirectory(next)) {
+                    return Optional.of(level);
+                }
+                level = next;
+            }
+        }
+        log.warn("{} keeps changing while it is armed; the periodic check will look again", directory);
+        return Optional.empty();
+    }
+
+    private static Path nearestExistingAncestor(Path directory)
+    {
+        Path ancestor = directory.getParent();
+        while (ancestor != null && !Files.isDirectory(ancestor)) {
+            ancestor = ancestor.getParent();
+        }
+        return ancestor;
+    }
+
+    private boolean isWatched(Path directory)
+    {
+        WatchKey key = armed.get(directory);
+        return key != null && key.isValid();
+    }
+
+    /**
+     * The periodic check: every wanted directory is watched where it is now, and no pending one exists unwatched.
+     * Repairs what differs (a watch that followed its directory elsewhere, or ended unseen; a directory made unseen),
+     * once the difference is settled: a change whose event may still be on its way is left to that event.
+     *
+     * @param settled whether a directory (as the agent sees it) changed long enough ago for its event to have come
+     * @return what was repaired, and whether a difference was left for being too recent
+     */
+    Verification verify(Predicate<Path> settled)
+    {
+        List<Repair> repairs = new ArrayList<>();
+        boolean unsettled = false;
+        for (Path directory : Set.copyOf(armed.keySet())) {
+            WatchKey key = armed.get(directory);
+            Optional<Object> now = fileKey(directory);
+            String why;
+            if (!key.isValid()) {
+                why = "lost its watch";
+            }
+            else if (now.isEmpty()) {
+                why = "is gone, but its watch went on with the directory it was";
+            }
+            else if (!now.get().equals(armedOn.get(directory))) {
+                why = "was replaced by another directory, but its watch stayed with the old one";
+            }
+            else {
+                continue;
+            }
+            if (!settled.test(directory)) {
+                unsettled = true;
+                continue;
+            }
+            armed.remove(directory);
+            armedOn.remove(directory);
+            keys.remove(key);
+            key.cancel();
+            if (wanted.contains(directory)) {
+                repairs.add(new Repair(directory, why));
+                arm(directory);
+            }
+            else {
+                // An ancestor: the descent below watches it (or a deeper one) anew.
+                repairs.add(new Repair(directory, why + " (it was watched for " + pending + " to appear)"));
+            }
+        }
+        for (Path directory : pending) {
+            if (Files.isDirectory(directory)) {
+                if (settled.test(directory)) {
+                    repairs.add(new Repair(directory, "exists but was not watched"));
+                }
+                else {
+                    unsettled = true;
+                }
+            }
+        }
+        if (!repairs.isEmpty()) {
+            reconcileKeys();
+        }
+        return new Verification(repairs, unsettled);
+    }
+
+    /**
+     * What {@link #verify} found.
+     *
+     * @param repairs   what it repaired
+     * @param unsettled whether it left a difference for being too recent
+     */
+    record Verification(List<Repair> repairs, boolean unsettled)
+    {
+        Verification
+        {
+            repairs = List.copyOf(repairs);
+        }
+    }
+
+    /**
+     * One thing the periodic check repaired.
+     *
+     * @param directory the directory, as the agent sees it
+     * @param why       what was wrong, said after its name
+     */
+    record Repair(Path directory, String why) {}
+
+    private static Optional<Object> fileKey(Path directory)
+    {
+        try {
+            return Optional.ofNullable(Files.readAttributes(directory, BasicFileAttributes.class).fileKey());
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     private void register(Path directory)
             throws IOException
     {
+        log.debug("Arming a watch on {}", directory);
+        // Read before the watch: should the path change in between, the check finds the two differ and arms again.
+        Optional<Object> before = fileKey(directory);
         WatchKey key = directory.register(service,
                 StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
         keys.put(key, directory);
         armed.put(directory, key);
+        if (before.isPresent()) {
+            armedOn.put(directory, before.get());
+        }
+        else {
+            armedOn.remove(directory);
+        }
     }
 }

@@ -49,6 +49,12 @@ final class EventIntake
         return watches.want(directories);
     }
 
+    /** @return what the periodic check repaired of the watches ({@link DirectoryWatches#verify}) */
+    DirectoryWatches.Verification verifyWatches(java.util.function.Predicate<Path> settled)
+    {
+        return watches.verify(settled);
+    }
+
     /**
      * Waits for events, until {@code deadlineNanos} when there is one, then takes all that are queued.
      *

@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.WatchService;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
 
@@ -40,6 +42,12 @@ final class ReconcileLoop
     private final WriteRetries writeRetries;
     private final AgentStatus status;
     private final AgentMetrics metrics;
+    private final PeriodicCheck check;
+    private final long checkEveryNanos;
+    private long nextCheckNanos = Long.MAX_VALUE;
+    private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
+    /** Directories were armed after the last look: the next pass looks at everything. */
+    private boolean rescanOwed;
     private WatchPlan plan;
     private volatile boolean stopping;
 
@@ -58,6 +66,8 @@ final class ReconcileLoop
         TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
         this.scanner = new NodeScanner(engine.config().layout());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
+        this.check = new PeriodicCheck(engine.host(), engine.config().paths().confDir(), engine.config().plugin().type(), scanner, intake, metrics);
+        this.checkEveryNanos = engine.config().run().periodicCheck().toNanos();
     }
 
     /**
@@ -72,20 +82,28 @@ final class ReconcileLoop
             log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
                     engine.config().paths().binDir());
             reconcile(PassRequest.startup());
+            if (checkEveryNanos > 0) {
+                nextCheckNanos = System.nanoTime() + checkEveryNanos;
+            }
             while (!stopping) {
-                EventIntake.Batch batch = intake.next(timers.nextDueNanos());
+                EventIntake.Batch batch = intake.next(nextDeadline());
                 status.wakeUpStarted();
                 PassRequest request = new PassRequest(batch.wokeNanos());
-                if (batch.rescan()) {
+                if (batch.rescan() || rescanOwed) {
                     request.rescan();
                     scanner.changedEverything();
+                    rescanOwed = false;
                 }
                 for (DirectoryEvent event : batch.events()) {
                     noteChange(event);
                     plan.classify(event, request);
                 }
-                for (Timers.Timer timer : timers.takeDue(System.nanoTime())) {
+                long now = System.nanoTime();
+                for (Timers.Timer timer : timers.takeDue(now)) {
                     request.timerDue(timer);
+                }
+                if (now - nextCheckNanos >= 0) {
+                    periodicCheck(request, now);
                 }
                 if (request.wanted()) {
                     reconcile(request);
@@ -102,6 +120,31 @@ final class ReconcileLoop
         finally {
             status.loopRunning(false);
         }
+    }
+
+    /** @return when the loop must wake up without an event: the next timer, or the periodic check */
+    private OptionalLong nextDeadline()
+    {
+        OptionalLong timer = timers.nextDueNanos();
+        if (nextCheckNanos == Long.MAX_VALUE) {
+            return timer;
+        }
+        return OptionalLong.of(timer.isPresent() && timer.getAsLong() - nextCheckNanos < 0 ? timer.getAsLong() : nextCheckNanos);
+    }
+
+    /**
+     * The second chance: see {@link PeriodicCheck}. The file is judged only when the loop is at rest (this wake-up asks
+     * for no pass and no timer is owed); a difference too recent to judge is checked again shortly.
+     */
+    private void periodicCheck(PassRequest request, long now)
+    {
+        boolean atRest = !request.wanted() && timers.nextDueNanos().isEmpty();
+        PeriodicCheck.Outcome outcome = check.run(belief, atRest);
+        if (outcome.repair()) {
+            request.rescan();
+            scanner.changedEverything();
+        }
+        nextCheckNanos = now + (outcome.unsure() ? TimeUnit.MILLISECONDS.toNanos(PeriodicCheck.SETTLE_MILLIS) : checkEveryNanos);
     }
 
     /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */
@@ -137,6 +180,7 @@ final class ReconcileLoop
             }
             metrics.reconcile(report.result());
             if (report.result() == ReconcileResult.ECHO) {
+                belief = PeriodicCheck.Belief.of(report, belief.ready());
                 return;
             }
             if (report.notReady().isEmpty()) {
@@ -147,11 +191,14 @@ final class ReconcileLoop
                 Set<Path> armed = intake.watch(plan.directories());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
-                    // Watch, then look: what changed there between this pass's look and the watch sent no event.
+                    // Watch, then look: what changed there between this pass's look and the watch sent no event, and
+                    // only a look at everything sees it (the next pass's look follows events otherwise).
+                    rescanOwed = true;
                     timers.schedule(System.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
                 }
             }
             status.publish(report.notReady());
+            belief = PeriodicCheck.Belief.of(report, report.notReady().isEmpty());
         }
         catch (ClosedWatchServiceException e) {
             // stop() closed the service while this pass was arming watches: the loop ends, nothing failed.

@@ -31,6 +31,7 @@ public final class ConfigLoader
     public static final String DEFAULT_KUBECONFIG_NAME = "ZZZ-linkerd-cni-kubeconfig";
     public static final int DEFAULT_HEALTH_PORT = 9470;
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
+    public static final Duration DEFAULT_PERIODIC_CHECK = Duration.ofSeconds(60);
     public static final String DEFAULT_NODE_TAINT_KEY = "cni-chain.io/not-ready";
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
@@ -166,7 +167,7 @@ public final class ConfigLoader
                         values.value(Settings.KUBECONFIG_SKIP_TLS_VERIFY), values.value(Settings.API_SERVER_PROTOCOL),
                         values.optional(Settings.API_SERVER_HOST), values.optional(Settings.API_SERVER_PORT)),
                 new RunSettings(Math.toIntExact(values.value(Settings.HEALTH_PORT)), values.value(Settings.CLEANUP_ON_SHUTDOWN),
-                        values.value(Settings.SHUTDOWN_TIMEOUT)),
+                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK)),
                 nodeTaint(values),
                 new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)));
     }

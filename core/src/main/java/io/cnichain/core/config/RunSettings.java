@@ -10,11 +10,14 @@ import static java.util.Objects.requireNonNull;
  * @param healthPort        the health and metrics port, 0 for none
  * @param cleanupOnShutdown whether the agent uninstalls when it is stopped
  * @param shutdownTimeout   how long cleanup on shutdown may take
+ * @param periodicCheck     how often the agent checks, without any event, that every directory it wants is watched and
+ *                          that the runtime's file is as the last pass left it; {@link Duration#ZERO} for never
  */
-public record RunSettings(int healthPort, boolean cleanupOnShutdown, Duration shutdownTimeout)
+public record RunSettings(int healthPort, boolean cleanupOnShutdown, Duration shutdownTimeout, Duration periodicCheck)
 {
     public RunSettings
     {
         requireNonNull(shutdownTimeout, "shutdownTimeout is null");
+        requireNonNull(periodicCheck, "periodicCheck is null");
     }
 }

@@ -77,6 +77,10 @@ public final class Settings
             "uninstall when the agent stops").negatingRunFlag("--no-cleanup");
     public static final Setting<Duration> SHUTDOWN_TIMEOUT = Setting.of("shutdownTimeoutSeconds", new SettingType.Seconds(1, 3600),
             ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout");
+    public static final Setting<Duration> PERIODIC_CHECK = Setting.of("periodicCheckSeconds", new SettingType.Seconds(0, 86400),
+            ConfigLoader.DEFAULT_PERIODIC_CHECK, "how often `run` checks, without any event, that every directory it wants is watched and "
+                    + "that the runtime's file is as the last pass left it; a difference is a missed event: a warning, "
+                    + "`cnichain_missed_events_total`, and a pass that repairs it; `0` never checks");
     public static final Setting<Boolean> NODE_TAINT_ENABLED = Setting.of("nodeTaint.enabled", new SettingType.Bool(), false,
             "`run` removes the taint `nodeTaint.key` from its own node once ready; needs `NODE_NAME`, RBAC `get` and `patch` on nodes, "
                     + "and https to the API server with the CA of `kubeconfig.caFile` (`skipTlsVerify` does not apply)").env("NODE_TAINT_ENABLED");
@@ -89,7 +93,7 @@ public final class Settings
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
             ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
-            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME);
+            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME);
 
     private Settings() {}
 

@@ -11,8 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,6 +106,126 @@ class LoopWatchTest
             // Now armed: what happens in it reaches the loop (and is not a file we patch).
             Files.writeString(staging.resolve("10-calico.conflist"), "{}");
             loop.awaitLog("Ignoring event: CREATE /var/run/test-primary/staging/10-calico.conflist; not a file we patch");
+        }
+    }
+
+    /**
+     * A wanted directory made one level at a time while the loop arms the watch that waits for it, again and again:
+     * fresh, and after the whole chain was deleted. Whatever the pause between levels, the directory ends up watched
+     * (a file made in it is heard of). Watching only the nearest existing ancestor and then looking at the wanted
+     * directory itself lost about one chain in two at 0.5 ms: a level made between that look and the watch sent no
+     * event anywhere.
+     */
+    @Test
+    void aDirectoryMadeLevelByLevelWhileTheLoopArmsIsAlwaysWatched(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path top = node.host("/var");
+        Path staging = node.host("/var/run/test-primary/staging");
+        long[] pausesMicros = {0, 25, 50, 75, 100, 150, 200, 300, 500, 1000, 2000};
+        int rounds = 10;
+        List<String> missed = new ArrayList<>();
+        String log = "";
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, new LoopTestAdapter(Set.of(Path.of("/var/run/test-primary/staging"))))) {
+            loop.awaitLog(staging + " does not exist yet; watching for it");
+            int probe = 0;
+            long armed = armedLines(loop, staging);
+            for (int round = 0; round < rounds; round++) {
+                for (long pause : pausesMicros) {
+                    if (Files.exists(top)) {
+                        long gone = loop.count("Watched directory " + staging + " is gone");
+                        deleteTree(top);
+                        if (missed.isEmpty()) {
+                            // Watched: the loop hears it go (a chain it missed, it cannot).
+                            loop.awaitCount("Watched directory " + staging + " is gone", gone + 1);
+                        }
+                    }
+                    Path level = node.hostRoot();
+                    for (String name : List.of("var", "run", "test-primary", "staging")) {
+                        level = Files.createDirectory(level.resolve(name));
+                        pauseMicros(pause);
+                    }
+                    // Armed by the event on a parent, or by a pass that came first: either way, said in the log.
+                    String line = "Ignoring event: CREATE /var/run/test-primary/staging/probe-" + ++probe + ".conflist; not a file we patch";
+                    long deadline = System.nanoTime() + 3_000_000_000L;
+                    while (armedLines(loop, staging) == armed && System.nanoTime() < deadline) {
+                        Thread.sleep(1);
+                    }
+                    if (armedLines(loop, staging) > armed) {
+                        // Now armed: what happens in it reaches the loop.
+                        Files.writeString(staging.resolve("probe-" + probe + ".conflist"), "{}");
+                        while (loop.count(line) == 0 && System.nanoTime() < deadline) {
+                            Thread.sleep(1);
+                        }
+                    }
+                    armed = armedLines(loop, staging);
+                    if (loop.count(line) == 0) {
+                        missed.add("round " + round + ", pause " + pause + " µs");
+                        if (missed.size() == 1) {
+                            log = String.join("\n", loop.lines(""));
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(missed).as("chains whose last level was never watched, of %d; the log at the first:\n%s", rounds * pausesMicros.length, log).isEmpty();
+    }
+
+    /**
+     * The conf dir made one level at a time ({@code etc}, {@code etc/cni}, {@code etc/cni/net.d}) on a node that had
+     * none when the loop started, then the primary's list: every time, on a fresh loop, the list is patched. The pass
+     * that arms the conf dir must look at everything in it: a list written between its look and the watch sent no event.
+     */
+    @Test
+    void aConfDirMadeLevelByLevelAfterTheLoopStartedGetsItsListPatched()
+            throws Exception
+    {
+        long[] pausesMicros = {0, 50, 100, 200, 500, 1000};
+        int rounds = 5;
+        List<String> missed = new ArrayList<>();
+        String log = "";
+        for (int round = 0; round < rounds; round++) {
+            for (long pause : pausesMicros) {
+                Path root = Files.createTempDirectory("cni-chain-node-");
+                try {
+                    TestNode node = TestNode.create(root);
+                    deleteTree(node.host("/etc"));
+                    try (RunningLoop loop = RunningLoop.startWithoutBarrier(node)) {
+                        Path level = node.hostRoot();
+                        for (String name : List.of("etc", "cni", "net.d")) {
+                            level = Files.createDirectory(level.resolve(name));
+                            pauseMicros(pause);
+                        }
+                        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+                        long deadline = System.nanoTime() + 3_000_000_000L;
+                        while (!RunningLoop.patched(file) && System.nanoTime() < deadline) {
+                            Thread.sleep(1);
+                        }
+                        if (!RunningLoop.patched(file)) {
+                            missed.add("round " + round + ", pause " + pause + " µs");
+                            log = log.isEmpty() ? String.join("\n", loop.lines("")) : log;
+                        }
+                    }
+                }
+                finally {
+                    deleteTree(root);
+                }
+            }
+        }
+        assertThat(missed).as("lists never patched, of %d; the log at the first:\n%s", rounds * pausesMicros.length, log).isEmpty();
+    }
+
+    private static long armedLines(RunningLoop loop, Path directory)
+    {
+        return loop.count("[" + directory + "] appeared; watching again and rescanning") + loop.count("Watching [" + directory + "] as well");
+    }
+
+    private static void pauseMicros(long micros)
+    {
+        long until = System.nanoTime() + micros * 1000;
+        while (micros > 0 && System.nanoTime() < until) {
+            LockSupport.parkNanos(until - System.nanoTime());
         }
     }
 

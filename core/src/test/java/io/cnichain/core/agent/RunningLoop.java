@@ -2,6 +2,7 @@ package io.cnichain.core.agent;
 
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.logcapture.CapturedLog;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -44,11 +46,11 @@ final class RunningLoop
     private final Thread thread;
     private int barriers;
 
-    private RunningLoop(TestNode node, AgentPolicy policy, LoopTestAdapter adapter)
+    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
     {
         this.node = node;
         AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH, "core tests")), List.of());
-        Engine engine = new Engine(node.config(), registry);
+        Engine engine = new Engine(config, registry);
         try {
             loop = new ReconcileLoop(engine, FileSystems.getDefault().newWatchService(), status, metrics, policy);
         }
@@ -69,12 +71,44 @@ final class RunningLoop
      */
     static RunningLoop start(TestNode node, AgentPolicy policy, LoopTestAdapter adapter)
     {
+        return start(node, node.config(), policy, adapter);
+    }
+
+    /** {@link #start(TestNode, AgentPolicy, LoopTestAdapter)} with this configuration file's settings (YAML). */
+    static RunningLoop start(TestNode node, String yaml, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        try {
+            Path file = Files.writeString(Files.createTempFile(node.root(), "cni-chain-", ".yaml"), yaml);
+            return start(node, node.config(Optional.of(file)), policy, adapter);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static RunningLoop start(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        RunningLoop running = startWithoutBarrier(node, config, policy, adapter);
+        running.barrier();
+        return running;
+    }
+
+    /**
+     * Starts the loop and waits for its first pass to end, but not for its echoes: for a node without a conf dir, which
+     * the {@link #barrier()} would make.
+     */
+    static RunningLoop startWithoutBarrier(TestNode node)
+    {
+        return startWithoutBarrier(node, node.config(), FAST, new LoopTestAdapter());
+    }
+
+    private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
+    {
         CapturedLog.clear();
-        RunningLoop running = new RunningLoop(node, policy, adapter);
+        RunningLoop running = new RunningLoop(node, config, policy, adapter);
         List<String> starting = running.status.notReady();
         running.thread.start();
         running.await(() -> running.status.notReady() != starting, () -> "the first pass never ended");
-        running.barrier();
         return running;
     }
 

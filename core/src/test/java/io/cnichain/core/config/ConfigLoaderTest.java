@@ -238,12 +238,12 @@ class ConfigLoaderTest
     {
         AgentConfig fromFile = ConfigLoader.load(Optional.of(yaml("healthPort: 0\ncleanupOnShutdown: false\nshutdownTimeoutSeconds: 5\n")), Map.of(),
                 Map.of());
-        assertThat(fromFile.run()).isEqualTo(new RunSettings(0, false, java.time.Duration.ofSeconds(5)));
+        assertThat(fromFile.run()).isEqualTo(new RunSettings(0, false, java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(60)));
         AgentConfig fromFlags = ConfigLoader.load(Optional.empty(), Map.of(),
                 Map.of("--health-port", "9000", "--no-cleanup", "true", "--shutdown-timeout", "7"));
-        assertThat(fromFlags.run()).isEqualTo(new RunSettings(9000, false, java.time.Duration.ofSeconds(7)));
+        assertThat(fromFlags.run()).isEqualTo(new RunSettings(9000, false, java.time.Duration.ofSeconds(7), java.time.Duration.ofSeconds(60)));
         assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).run())
-                .isEqualTo(new RunSettings(ConfigLoader.DEFAULT_HEALTH_PORT, true, ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT));
+                .isEqualTo(new RunSettings(ConfigLoader.DEFAULT_HEALTH_PORT, true, ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, ConfigLoader.DEFAULT_PERIODIC_CHECK));
         assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--no-such-flag", "x")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("no setting has the flag --no-such-flag");
     }

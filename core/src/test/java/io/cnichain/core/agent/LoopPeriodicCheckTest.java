@@ -1,0 +1,76 @@
+package io.cnichain.core.agent;
+
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The periodic check, the loop's second chance: with {@code periodicCheckSeconds: 1}, a change no event reports is
+ * found, said, counted and repaired; a node where nothing was missed stays quiet.
+ */
+@ExtendWith(TempNodeExtension.class)
+class LoopPeriodicCheckTest
+{
+    private static final String EVERY_SECOND = "periodicCheckSeconds: 1\n";
+
+    /**
+     * inotify watches a directory, not a path: a directory renamed away takes its watch along and says nothing. Made
+     * again under the old name with an unpatched file behind the runtime's link, the node loads a file without our
+     * entry while no event has come. The check finds both the stale watch and the file.
+     */
+    @Test
+    void aDirectorySwappedUnderItsWatchAndTheFileBehindTheLinkAreFoundAndRepaired(TestNode node)
+            throws Exception
+    {
+        Path real = node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
+        node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
+        try (RunningLoop loop = RunningLoop.start(node, EVERY_SECOND, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitPatched(real);
+            loop.awaitReady();
+            assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"watch\"} 0\n").contains("cnichain_missed_events_total{what=\"file\"} 0\n");
+
+            Files.move(node.host("/etc/cni/oci"), node.host("/etc/cni/oci-old"));
+            node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
+            assertThat(RunningLoop.patched(real)).isFalse();
+
+            loop.awaitLog("Periodic check: " + node.host("/etc/cni/oci") + " was replaced by another directory, but its watch stayed with the old one; "
+                    + "no event told");
+            loop.awaitLog("Periodic check: the runtime's file /etc/cni/net.d/10-oci.conflist lacks our entry; no event told. Looking at everything");
+            loop.awaitPatched(real);
+            loop.awaitReady();
+            assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"watch\"} 1\n").contains("cnichain_missed_events_total{what=\"file\"} 1\n");
+
+            // Watched where it is now: the next rewrite is seen by its event, not by a check.
+            long checks = loop.count("Periodic check: ");
+            long written = loop.metrics.patchesWritten();
+            node.replaceAtomicallyAt(real, TestNode.OCI);
+            loop.await(() -> loop.metrics.patchesWritten() > written, () -> "the rewrite was not patched");
+            loop.awaitPatched(real);
+            assertThat(loop.count("Periodic check: ")).isEqualTo(checks);
+        }
+    }
+
+    @Test
+    void aNodeWhereNothingWasMissedStaysQuiet(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node, EVERY_SECOND, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            loop.awaitReady();
+            long passes = loop.metrics.reconcilesTotal();
+            String checks = "cnichain_periodic_checks_total ";
+            loop.await(() -> loop.metrics().contains(checks + "3\n"), () -> "fewer than 3 checks: " + loop.metrics());
+            assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"watch\"} 0\n").contains("cnichain_missed_events_total{what=\"file\"} 0\n");
+            assertThat(loop.count("Periodic check")).isZero();
+            assertThat(loop.metrics.reconcilesTotal()).as("no pass without a reason").isEqualTo(passes);
+            assertThat(loop.status.ready()).isTrue();
+        }
+    }
+}
