@@ -60,7 +60,7 @@ public final class Benchmark
         Report.printSummary(summary, agent.name(), floor.name());
         List<Report.Target> targets = settings.only().isPresent()
                 ? List.of()
-                : Targets.check(summary, agent.name(), floor.name(), settings.image().isPresent(), runs);
+                : Targets.check(summary, agent.name(), floor.name(), settings.image().isPresent(), runs, settings.idleSeconds());
         Report.printTargets(targets);
         Files.createDirectories(settings.results().toAbsolutePath().getParent());
         Map<String, Object> context = new LinkedHashMap<>();

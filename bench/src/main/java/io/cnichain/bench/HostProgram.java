@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -110,10 +111,19 @@ final class HostProgram
     public Running start(Node node, Path log)
             throws IOException
     {
+        return start(node, log, List.of());
+    }
+
+    /** The agent (only) started with more arguments, such as {@code --config FILE}. */
+    Running start(Node node, Path log, List<String> extra)
+            throws IOException
+    {
         List<String> args = new ArrayList<>(command);
+        int port = freePort();
         if (agent) {
             args.addAll(List.of("--host-root", node.host.toString(), "--service-account-dir", node.serviceAccount.toString(),
-                    "--health-port", String.valueOf(freePort())));
+                    "--health-port", String.valueOf(port)));
+            args.addAll(extra);
         }
         else {
             args.add(node.conf.toString());
@@ -135,6 +145,12 @@ final class HostProgram
             public Path log()
             {
                 return log;
+            }
+
+            @Override
+            public OptionalInt healthPort()
+            {
+                return agent ? OptionalInt.of(port) : OptionalInt.empty();
             }
 
             @Override

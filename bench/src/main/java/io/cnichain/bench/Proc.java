@@ -67,6 +67,19 @@ final class Proc
         return switches;
     }
 
+    /** Voluntary plus involuntary context switches of one thread. */
+    static long switches(long pid, long tid)
+            throws IOException
+    {
+        long total = 0;
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "task", String.valueOf(tid), "status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                total += Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        return total;
+    }
+
     /** How many threads the process has. */
     static int threads(long pid)
             throws IOException

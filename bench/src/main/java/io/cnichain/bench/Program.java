@@ -53,6 +53,12 @@ interface Program
             return OptionalLong.empty();
         }
 
+        /** The agent's health and metrics port on this host, when it has one the benchmark can reach. */
+        default java.util.OptionalInt healthPort()
+        {
+            return java.util.OptionalInt.empty();
+        }
+
         /** Stops it as its supervisor would (SIGTERM) and waits; returns its exit code. */
         int stop()
                 throws IOException, InterruptedException;

@@ -41,6 +41,9 @@ final class Report
         labels.put("scale_reaction_p95_ms_small", "link chain, 10 entries: reaction p95 (ms)");
         labels.put("scale_reaction_median_ms_large", "link chain, thousands of entries: reaction median (ms)");
         labels.put("scale_reaction_p95_ms_large", "link chain, thousands of entries: reaction p95 (ms)");
+        labels.put("periodic_check_cpu_us", "periodic check: CPU of the reconcile thread per check (µs)");
+        labels.put("periodic_check_alloc_kib", "periodic check: heap allocated by the reconcile thread per check (KiB)");
+        labels.put("periodic_check_wakeups", "periodic check: wake-ups of the reconcile thread per check");
         return labels;
     }
 
@@ -83,8 +86,8 @@ final class Report
         int runs = summary.get(agent).values().iterator().next().values().size();
         System.out.printf("| figure (median of %d run(s); min-max) | %s | %s | ratio |%n|---|---|---|---|%n", runs, agent, floor);
         LABELS.forEach((figure, label) -> {
-            Spread a = summary.get(agent).get(figure);
-            Spread f = summary.get(floor).get(figure);
+            Spread a = summary.getOrDefault(agent, Map.of()).get(figure);
+            Spread f = summary.getOrDefault(floor, Map.of()).get(figure);
             if (a == null && f == null) {
                 return;
             }

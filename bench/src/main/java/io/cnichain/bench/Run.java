@@ -36,12 +36,17 @@ final class Run
             steadyState();
             return figures;
         }
+        if (settings.only("periodic")) {
+            periodicCheck();
+            return figures;
+        }
         startup();
         if (settings.only("startup")) {
             return figures;
         }
         steadyState();
         scale();
+        periodicCheck();
         return figures;
     }
 
@@ -179,6 +184,105 @@ final class Run
             figures.note(program.name(), "idle_wakeups_by_thread", woke.toString());
             put(program, "idle_rss_mib", Proc.rssMib(pid, "VmRSS"));
             put(program, "threads", Proc.threads(pid));
+        }
+    }
+
+    /**
+     * The cost of the periodic check (periodicCheckSeconds), the agent's only wake-up without an event: the agent alone
+     * on an idle node, checking every second instead of every minute, for the idle time. Per check: CPU and wake-ups
+     * of its reconcile thread (/proc), and the bytes that thread allocated (the JVM's own count, {@code jcmd
+     * Thread.print -e}), the count of checks from its metrics. Only the agent started by its launcher on this host:
+     * the image's JVM is not reachable by jcmd from here.
+     */
+    private void periodicCheck()
+            throws Exception
+    {
+        if (!(programs.get(0) instanceof HostProgram agent)) {
+            System.out.println("  periodic check: measured on the host's launcher only; skipped for the image");
+            return;
+        }
+        try (Node node = Node.create(false, 0)) {
+            Path config = Files.writeString(Files.createTempFile("cni-chain-bench-", ".yaml"), "periodicCheckSeconds: 1\n");
+            Path log = logs.resolve(agent.name() + "-periodic.log");
+            long start = System.nanoTime();
+            Program.Running running = agent.start(node, log, List.of("--config", config.toString(), "--log-level", "info"));
+            try {
+                node.awaitPatched(start, running);
+                Thread.sleep(2000);
+                long pid = running.pid();
+                int port = running.healthPort().orElseThrow();
+                double checksBefore = metric(port, "cnichain_periodic_checks_total");
+                MainThread before = MainThread.of(pid, settings.javaHome());
+                System.out.printf("  periodic check every second for %d s%n", settings.idleSeconds());
+                Thread.sleep(settings.idleSeconds() * 1000L);
+                MainThread after = MainThread.of(pid, settings.javaHome());
+                double checks = metric(port, "cnichain_periodic_checks_total") - checksBefore;
+                double missed = metric(port, "cnichain_missed_events_total{what=\"file\"}") + metric(port, "cnichain_missed_events_total{what=\"watch\"}");
+                if (checks < 1 || missed > 0) {
+                    figures.fail(agent.name() + ": " + checks + " periodic checks, " + missed + " missed events on a quiet node");
+                    return;
+                }
+                put(agent, "periodic_check_cpu_us", (after.cpuMillis() - before.cpuMillis()) * 1000 / checks);
+                put(agent, "periodic_check_alloc_kib", (after.allocatedKib() - before.allocatedKib()) / checks);
+                put(agent, "periodic_check_wakeups", (after.switches() - before.switches()) / checks);
+            }
+            finally {
+                stop(agent, running, node);
+                Files.deleteIfExists(config);
+            }
+        }
+    }
+
+    /** One counter of the agent's /metrics. */
+    private static double metric(int port, String name)
+            throws IOException, InterruptedException
+    {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        for (String line : response.body().lines().toList()) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1));
+            }
+        }
+        throw new IOException("no " + name + " in the agent's metrics");
+    }
+
+    /**
+     * The agent's reconcile thread ({@code main}) as the JVM and /proc count it.
+     *
+     * @param cpuMillis    its CPU time (ms)
+     * @param allocatedKib the bytes it allocated on the heap, ever (KiB)
+     * @param switches     its context switches, voluntary and not: its wake-ups
+     */
+    private record MainThread(double cpuMillis, double allocatedKib, long switches)
+    {
+        static MainThread of(long pid, Path javaHome)
+                throws IOException, InterruptedException
+        {
+            Process jcmd = new ProcessBuilder(javaHome.resolve("bin/jcmd").toString(), String.valueOf(pid), "Thread.print", "-e")
+                    .redirectErrorStream(true).start();
+            String out = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            jcmd.waitFor();
+            for (String line : out.lines().toList()) {
+                if (line.startsWith("\"main\" ")) {
+                    java.util.regex.Matcher cpu = java.util.regex.Pattern.compile(" cpu=([0-9.]+)ms").matcher(line);
+                    java.util.regex.Matcher allocated = java.util.regex.Pattern.compile(" allocated=([0-9]+)([KMG]?)B?").matcher(line);
+                    java.util.regex.Matcher nid = java.util.regex.Pattern.compile(" nid=(0x[0-9a-f]+|[0-9]+)").matcher(line);
+                    if (cpu.find() && allocated.find() && nid.find()) {
+                        double kib = Double.parseDouble(allocated.group(1)) * switch (allocated.group(2)) {
+                            case "" -> 1.0 / 1024;
+                            case "M" -> 1024;
+                            case "G" -> 1024 * 1024;
+                            default -> 1;
+                        };
+                        // The JVM's main thread keeps the process's name in /proc ("java"): it is found by its native id.
+                        long tid = nid.group(1).startsWith("0x") ? Long.parseLong(nid.group(1).substring(2), 16) : Long.parseLong(nid.group(1));
+                        return new MainThread(Double.parseDouble(cpu.group(1)), kib, Proc.switches(pid, tid));
+                    }
+                }
+            }
+            throw new IOException("jcmd " + pid + " Thread.print -e gave no main thread with cpu= and allocated=:\n" + out);
         }
     }
 
