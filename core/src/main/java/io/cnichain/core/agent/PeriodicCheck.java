@@ -134,10 +134,9 @@ final class PeriodicCheck
 
     private Optional<Difference> fileDifference(Belief belief)
     {
+        // A look at everything, as after an overflow; the scanner keeps what it found, so the next pass starts from it.
         scanner.changedEverything();
         NodeSnapshot fresh = scanner.snapshot();
-        // The next pass must look again at whatever this look found, whether or not it is called a miss.
-        scanner.changedEverything();
         Optional<ConfigEntry> effective = fresh.effectiveConfig();
         Optional<Path> now = effective.isPresent() ? Optional.of(effective.get().path()) : Optional.<Path>empty();
         if (!now.equals(belief.effective())) {
