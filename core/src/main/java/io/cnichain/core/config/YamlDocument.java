@@ -6,6 +6,8 @@ import io.cnichain.core.fs.BoundedFileReader;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 
 import java.nio.charset.StandardCharsets;
@@ -51,6 +53,13 @@ final class YamlDocument
         Object loaded;
         try {
             loaded = new Yaml(new SafeConstructor(options)).load(new String(bytes, StandardCharsets.UTF_8));
+        }
+        catch (MarkedYAMLException e) {
+            // The problem and where it is ("found duplicate key logLevel", line 3), not the construct it was found in.
+            Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
+            String problem = e.getProblem() != null ? e.getProblem() : String.valueOf(e.getContext());
+            throw new CniChainException(ErrorCode.BAD_CONFIG, file, "is not valid YAML: " + problem.strip()
+                    + (mark != null ? " (line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1) + ")" : ""));
         }
         catch (YAMLException e) {
             String message = String.valueOf(e.getMessage());

@@ -215,8 +215,9 @@ class ConfigLoaderTest
     {
         Path broken = yaml("confDir: [unclosed\n");
         assertBad(() -> ConfigLoader.load(Optional.of(broken), Map.of(), Map.of()), broken + ": is not valid YAML");
-        Path duplicate = yaml("confDir: /a\nconfDir: /b\n");
-        assertBad(() -> ConfigLoader.load(Optional.of(duplicate), Map.of(), Map.of()), duplicate + ": is not valid YAML");
+        Path duplicate = yaml("logLevel: info\nconfDir: /a\nconfDir: /b\n");
+        assertBad(() -> ConfigLoader.load(Optional.of(duplicate), Map.of(), Map.of()),
+                duplicate + ": is not valid YAML: found duplicate key confDir (line 3, column 1)");
         Path list = yaml("- a\n- b\n");
         assertBad(() -> ConfigLoader.load(Optional.of(list), Map.of(), Map.of()), list + ": must be a YAML mapping of settings, not a list");
         Path missing = temp.resolve("nope.yaml");
