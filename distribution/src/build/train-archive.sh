@@ -174,4 +174,11 @@ fi
 $(cat "$node/agent.log")"
 # -Xshare:on fails instead of starting without the archive: the proof it maps for this runtime and class path.
 (launcher "-Xshare:on" --version) > "$node/check.log" 2>&1 || fail "the archive does not map: $(cat "$node/check.log")"
-echo "train-archive.sh: $(outside "$archive") ($(du -k "$(outside "$archive")" | cut -f1) KiB, Java $feature${static:+, static})"
+made="train-archive.sh: $(outside "$archive") ($(du -k "$(outside "$archive")" | cut -f1) KiB, Java $feature${static:+, static})"
+# A quiet Maven build (-q) prints nothing when it succeeds: the line goes to train-archive.log beside the distribution.
+level=${TRAIN_ARCHIVE_LOGGING_LEVEL:-level 1}
+if [ "${level#level }" -ge 2 ] 2>/dev/null; then
+    echo "$made" > "$(dirname "$(outside "$dist")")/train-archive.log"
+else
+    echo "$made"
+fi
