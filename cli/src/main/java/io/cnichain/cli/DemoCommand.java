@@ -42,6 +42,13 @@ final class DemoCommand
     @Option(names = "--keep", description = "Keep the sandbox and print its path.")
     boolean keep;
 
+    /** @return the launcher that runs this process (the distribution's bin/cni-chain), or its usual name */
+    private static String launcher()
+    {
+        String home = System.getProperty("cnichain.home");
+        return home == null ? "cni-chain" : Path.of(home, "bin", "cni-chain").toString();
+    }
+
     @Override
     public Integer call()
             throws IOException
@@ -94,7 +101,10 @@ final class DemoCommand
             out.println(report.succeeded() ? "Installed: the real file patched atomically, every link kept." : "Install did not complete; see the log above.");
             out.println(keep ? "Sandbox kept at " + root : "Sandbox removed (use --keep to look around, or to try uninstall on it).");
             if (keep) {
-                out.println("  try: bin/cni-chain uninstall --host-root " + hostRoot + " --service-account-dir " + root.resolve("serviceaccount"));
+                // A command that works from anywhere: the launcher's own path, and the sandbox's image directory, where
+                // uninstall learns which binaries install put in place.
+                out.println("  try: CONTAINER_CNI_BIN_DIR=" + env.get("CONTAINER_CNI_BIN_DIR") + " " + launcher() + " uninstall --host-root " + hostRoot
+                        + " --service-account-dir " + root.resolve("serviceaccount"));
             }
             return report.succeeded() ? 0 : 1;
         }

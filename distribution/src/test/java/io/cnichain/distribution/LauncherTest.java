@@ -56,6 +56,34 @@ class LauncherTest
                 .contains("Sandbox removed");
     }
 
+    /** The kept sandbox's hint is a command that works as printed, from any directory, and restores the node. */
+    @Test
+    void theDemosUninstallHintWorksAsPrintedFromAnotherDirectory(@TempDir Path elsewhere)
+            throws Exception
+    {
+        Run demo = run("demo", "--keep");
+        assertThat(demo.code()).as(demo.out()).isZero();
+        String hint = demo.out().lines().filter(line -> line.startsWith("  try: ")).findFirst().orElseThrow().substring("  try: ".length());
+        Path sandbox = Path.of(demo.out().lines().filter(line -> line.startsWith("Sandbox kept at ")).findFirst().orElseThrow()
+                .substring("Sandbox kept at ".length()));
+        try {
+            Process process = new ProcessBuilder("sh", "-c", hint).directory(elsewhere.toFile()).redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).as(out).isZero();
+            assertThat(out).contains("Removing linkerd-cni binary: /opt/cni/bin/linkerd-cni");
+            assertThat(sandbox.resolve("host/opt/cni/bin/linkerd-cni")).doesNotExist();
+            assertThat(sandbox.resolve("host/etc/cni/net.d/10-oci.conflist-current")).content().doesNotContain("linkerd-cni");
+        }
+        finally {
+            try (var walk = Files.walk(sandbox)) {
+                for (Path path : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+            }
+        }
+    }
+
     @Test
     void nativeHeapTrimmingIsAskedOnlyOfRuntimesThatKnowTheOption(@TempDir Path temp)
             throws Exception
