@@ -168,6 +168,23 @@ class CliTest
         assertThat(node.read("10-calico.conflist")).isEqualTo(before);
     }
 
+    /** Uninstall on a host, where the image's directory is not: the configuration is restored, the binary left and said. */
+    @Test
+    void uninstallWithoutTheBinariesSourceRestoresTheFileLeavesTheBinaryAndSaysWhy()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+        assertThat(Cli.run(node, "install").code()).isZero();
+        Files.delete(node.imageBinDir().resolve("linkerd-cni"));
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+        assertThat(uninstall.code()).as(uninstall.toString()).isEqualTo(1);
+        assertThat(uninstall.err()).contains("ERROR /opt/cni/bin/linkerd-cni: left in place: uninstall removes a binary only when it has the bytes");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+        assertThat(node.binDir().resolve("linkerd-cni")).exists();
+    }
+
     @Test
     void badConfigurationExitsTwoNamingTheKeyAndFile()
             throws IOException

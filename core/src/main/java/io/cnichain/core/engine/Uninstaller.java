@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
@@ -100,6 +101,11 @@ public final class Uninstaller
             try {
                 removedBinaries = binaries.uninstall();
                 removedBinaries.forEach(binary -> log.info("Removing {} binary: {}", type, binary));
+                Optional<String> left = binaries.leftForWantOfSource(type);
+                if (left.isPresent()) {
+                    failures.add(left.get());
+                    log.error("{}", left.get());
+                }
             }
             catch (CniChainException e) {
                 failures.add(e.getMessage());

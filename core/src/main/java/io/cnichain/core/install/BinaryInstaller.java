@@ -137,6 +137,28 @@ public final class BinaryInstaller
     }
 
     /**
+     * Uninstall removes only what it can tell install copied: a binary with the same bytes as its source. Without a
+     * source (the image's directory is missing or empty, as when uninstall runs on a host) it cannot tell whether the
+     * plugin's binary is ours or another installer's: the binary stays, and this says why and what to do.
+     *
+     * @param type the chained plugin's type, its binary's name
+     * @return why the plugin's binary was left in place, when it was for that reason
+     */
+    public Optional<String> leftForWantOfSource(String type)
+    {
+        if (sameDirectory() || !sources().isEmpty()) {
+            return Optional.empty();
+        }
+        Path binary = host.toContainer(binDir).resolve(type);
+        if (!Files.isRegularFile(binary, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
+        return Optional.of(binDir.resolve(type) + ": left in place: uninstall removes a binary only when it has the bytes of the one install "
+                + "copied from " + sourceDir + " (CONTAINER_CNI_BIN_DIR), which " + (Files.isDirectory(sourceDir) ? "is empty" : "does not exist")
+                + "; run uninstall with CONTAINER_CNI_BIN_DIR naming the directory install copied from, or remove the file by hand if install put it there");
+    }
+
+    /**
      * @return the names of the binaries in the source directory
      */
     public List<String> sourceNames()

@@ -73,6 +73,31 @@ class BinaryInstallerTest
         assertThat(node.binDir().resolve("bridge")).exists();
     }
 
+    /** On a host the image's directory is gone: uninstall cannot tell the plugin's binary is ours, so it stays, said. */
+    @Test
+    void withoutItsSourceThePluginsBinaryIsLeftAndUninstallSaysWhy()
+            throws IOException
+    {
+        installer.install("linkerd");
+        node.binaries("bridge");
+        Files.delete(node.imageBinDir().resolve("linkerd-cni"));
+        assertThat(installer.uninstall()).isEmpty();
+        assertThat(installer.leftForWantOfSource("linkerd-cni")).hasValueSatisfying(why -> assertThat(why)
+                .startsWith("/opt/cni/bin/linkerd-cni: left in place: uninstall removes a binary only when it has the bytes of the one install copied from "
+                        + node.imageBinDir() + " (CONTAINER_CNI_BIN_DIR), which is empty")
+                .endsWith("or remove the file by hand if install put it there"));
+        Files.delete(node.imageBinDir());
+        assertThat(installer.leftForWantOfSource("linkerd-cni")).hasValueSatisfying(why -> assertThat(why).contains("which does not exist"));
+        assertThat(node.binDir().resolve("linkerd-cni")).exists();
+        assertThat(installer.leftForWantOfSource("bridge-less")).isEmpty();
+
+        // With its source there, nothing is left for that reason.
+        Files.createDirectories(node.imageBinDir());
+        Files.copy(node.binDir().resolve("linkerd-cni"), node.imageBinDir().resolve("linkerd-cni"));
+        assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(installer.leftForWantOfSource("linkerd-cni")).isEmpty();
+    }
+
     @Test
     void sourceThatIsTheBinDirItselfIsNeitherCopiedNorRemoved()
     {
