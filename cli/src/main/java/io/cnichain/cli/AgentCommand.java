@@ -45,6 +45,30 @@ abstract class AgentCommand
     }
 
     /**
+     * The plugin's kubeconfig names the API server, whose address Kubernetes gives every pod: without it (as when run
+     * on a host) the kubeconfig cannot be written. Said at once, as a configuration error, with the way to run
+     * without one, rather than as a failed pass after a look at the node.
+     */
+    static void requireApiServerForKubeconfig(AgentConfig config)
+    {
+        if (!config.kubeconfig().enabled()) {
+            return;
+        }
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        if (config.apiServer().host().isEmpty()) {
+            missing.add("KUBERNETES_SERVICE_HOST");
+        }
+        if (config.apiServer().port().isEmpty()) {
+            missing.add("KUBERNETES_SERVICE_PORT");
+        }
+        if (!missing.isEmpty()) {
+            throw CniChainCli.usage(String.join(" and ", missing) + (missing.size() == 1 ? " is" : " are")
+                    + " not set (Kubernetes sets both in every pod): the plugin's kubeconfig names the API server. Set "
+                    + (missing.size() == 1 ? "it" : "them") + ", or set kubeconfig.enabled: false in the YAML file (--config) to run without a kubeconfig");
+        }
+    }
+
+    /**
      * The engine for a one-shot command: a host root that is not there is a configuration error (exit 2), since a pass
      * on it would find nothing and succeed. The agent instead reports it as not ready and waits.
      */

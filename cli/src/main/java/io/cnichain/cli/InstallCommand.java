@@ -1,5 +1,6 @@
 package io.cnichain.cli;
 
+import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
 import picocli.CommandLine.Command;
@@ -18,7 +19,9 @@ final class InstallCommand
     @Override
     public Integer call()
     {
-        InstallReport report = oneShotEngine(loadConfig()).install();
+        AgentConfig config = loadConfig();
+        requireApiServerForKubeconfig(config);
+        InstallReport report = oneShotEngine(config).install();
         for (FileOutcome outcome : report.outcomes()) {
             if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
                 context().err().println("error: " + outcome.detail());

@@ -37,6 +37,7 @@ final class RunCommand
             throws Exception
     {
         AgentConfig config = options.load(context(), runFlags());
+        requireApiServerForKubeconfig(config);
         return new Agent(engine(config)).run();
     }
 

@@ -168,6 +168,32 @@ class CliTest
         assertThat(node.read("10-calico.conflist")).isEqualTo(before);
     }
 
+    /** Outside a pod there is no API server address: install and run say so as a configuration error, with the way out. */
+    @Test
+    void withoutTheApiServersAddressInstallAndRunAreConfigurationErrorsNamingKubeconfigEnabledFalse()
+            throws IOException
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+        node.env().remove("KUBERNETES_SERVICE_HOST");
+        node.env().remove("KUBERNETES_SERVICE_PORT");
+        for (String command : java.util.List.of("install", "run")) {
+            Cli.Result result = Cli.run(node, command);
+            assertThat(result.code()).as(result.toString()).isEqualTo(2);
+            assertThat(result.err()).contains("KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (Kubernetes sets both in every pod)")
+                    .contains("or set kubeconfig.enabled: false in the YAML file (--config) to run without a kubeconfig");
+        }
+        assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+
+        Path yaml = Files.writeString(node.root().resolve("no-kubeconfig.yaml"), "kubeconfig:\n  enabled: false\n");
+        Cli.Result install = Cli.run(node, "install", "--config", yaml.toString());
+        assertThat(install.code()).as(install.toString()).isZero();
+        assertThat(plugins(node.read("10-calico.conflist"))).endsWith("linkerd-cni");
+        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+        assertThat(file).exists();
+    }
+
     /** Uninstall on a host, where the image's directory is not: the configuration is restored, the binary left and said. */
     @Test
     void uninstallWithoutTheBinariesSourceRestoresTheFileLeavesTheBinaryAndSaysWhy()
