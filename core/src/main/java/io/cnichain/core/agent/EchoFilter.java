@@ -9,8 +9,10 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
@@ -51,9 +53,13 @@ final class EchoFilter
     boolean anyRealChange(Map<Path, EventKind> files, NodeSnapshot snapshot, long seenNanos)
     {
         boolean real = false;
+        Set<Path> linkedTo = null;
         for (Map.Entry<Path, EventKind> file : files.entrySet()) {
             ConfigEntry entry = snapshot.inspect(file.getKey());
             if (isOtherFile(file.getKey(), entry)) {
+                linkedTo = linkedTo == null ? loadedThroughLinks(snapshot) : linkedTo;
+            }
+            if (isOtherFile(file.getKey(), entry) && !linkedTo.contains(file.getKey())) {
                 // Not a name the runtime loads, and nothing we wrote: an adapter may still claim it (a
                 // .conflist-current before its link exists), so it is looked at, but a storm of them is not logged line by line.
                 log.debug("Detected event: {} {}; not a configuration the runtime loads", file.getValue(), file.getKey());
@@ -72,6 +78,21 @@ final class EchoFilter
     {
         return confDir.equals(path.getParent()) && !entry.runtimeLoadable() && !entry.isSymlink()
                 && entry.resolvedFile().flatMap(ledger::last).isEmpty();
+    }
+
+    /**
+     * @return the files the runtime loads through a link of the conf dir (OCI's {@code 10-oci.conflist-current}): not
+     *         loaded by their own name, but loaded all the same
+     */
+    private static Set<Path> loadedThroughLinks(NodeSnapshot snapshot)
+    {
+        Set<Path> targets = new HashSet<>();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.isSymlink() && entry.resolvedFile().isPresent()) {
+                targets.add(entry.resolvedFile().get());
+            }
+        }
+        return targets;
     }
 
     private void summarize(long nowNanos)

@@ -71,6 +71,17 @@ class LoopLinkTest
             loop.awaitPatched(current);
             assertThat(Files.isSymbolicLink(node.conf("10-oci.conflist"))).isTrue();
         }
+        // A new agent, which never wrote the file, sees the primary rewrite it behind its link: a file the runtime loads,
+        // said so, and never summed up among the files it does not load.
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            node.replaceAtomically("10-oci.conflist-current", TestNode.OCI);
+            loop.awaitLog("Created CNI config /etc/cni/net.d/10-oci.conflist-current");
+            loop.awaitPatched(current);
+            loop.barrier();
+            assertThat(loop.lines("New/changed file [/etc/cni/net.d/10-oci.conflist-current] detected")).isNotEmpty();
+            assertThat(loop.lines("that the runtime does not load as configurations")).as("a file about to be patched is not called unloaded")
+                    .noneMatch(line -> line.contains("10-oci.conflist-current"));
+        }
     }
 
     @Test
