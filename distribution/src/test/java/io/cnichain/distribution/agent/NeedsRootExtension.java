@@ -33,7 +33,7 @@ final class NeedsRootExtension
         }
         String what = context.getRequiredTestClass().getSimpleName() + " needs " + String.join(", ", missing);
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new IllegalStateException("CI=true, so this is a failure, not a skip: " + what + " (.ci/run runs the suite as root)");
+            throw new IllegalStateException("CI=true, so this is a failure, not a skip: " + what + " (scripts/test, as .ci/run, runs every suite as root)");
         }
         String rule = "!".repeat(100);
         System.err.println(rule);

@@ -26,17 +26,20 @@ final class RealRuntimeExtension
         if (missing.isEmpty()) {
             return;
         }
-        String what = "the real-runtime suite needs " + String.join("; ", missing);
+        // The image's tests share these requirements; each banner names its own suite.
+        String suite = context.getRequiredTestClass().getPackageName().endsWith(".image") ? "image suite" : "real-runtime suite";
+        String what = "the " + suite + " needs " + String.join("; ", missing);
         if (RuntimeRequirements.inCi()) {
-            throw new IllegalStateException("CI=true, so this is a failure, not a skip: " + what + ". .ci/run installs: " + RuntimeRequirements.PACKAGES);
+            throw new IllegalStateException("CI=true, so this is a failure, not a skip: " + what + ". As root, scripts/test installs: "
+                    + RuntimeRequirements.PACKAGES);
         }
-        if (context.getRoot().getStore(NAMESPACE).get("banner") == null) {
-            context.getRoot().getStore(NAMESPACE).put("banner", Boolean.TRUE);
+        if (context.getRoot().getStore(NAMESPACE).get("banner " + suite) == null) {
+            context.getRoot().getStore(NAMESPACE).put("banner " + suite, Boolean.TRUE);
             String rule = "!".repeat(100);
             Steps.say(rule);
-            Steps.say("SKIPPING THE REAL-RUNTIME SUITE: NOTHING IS PROVEN ON A REAL RUNTIME IN THIS RUN");
+            Steps.say("SKIPPING THE " + suite.toUpperCase(java.util.Locale.ROOT) + ": NOTHING IS PROVEN ON A REAL RUNTIME IN THIS RUN");
             missing.forEach(line -> Steps.say("  missing: " + line));
-            Steps.say("  run as root after: apt-get install " + RuntimeRequirements.PACKAGES);
+            Steps.say("  run as root: scripts/test (it installs " + RuntimeRequirements.PACKAGES + ")");
             Steps.say("  (with CI=true this is a failure, not a skip)");
             Steps.say(rule);
         }

@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * What the real-runtime suite needs on the machine: root, the tools, the real CNI plugins and a static busybox
- * for the test image. The suite installs nothing; {@code .ci/run} installs the packages.
+ * for the test image. The suite installs nothing; {@code scripts/test} installs the packages, as root.
  */
 public final class RuntimeRequirements
 {
