@@ -298,6 +298,11 @@ final class DirectoryWatches
             else if (now.isEmpty()) {
                 why = "is gone, but its watch went on with the directory it was";
             }
+            else if (!armedOn.containsKey(directory)) {
+                // Its identity could not be read when it was armed: this look is the reference from now on.
+                armedOn.put(directory, now.get());
+                continue;
+            }
             else if (!now.get().equals(armedOn.get(directory))) {
                 why = "was replaced by another directory, but its watch stayed with the old one";
             }
