@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
         header = "Show what install would do, changing nothing.",
         description = "Shows every adapter's score and evidence, the chosen adapter, the effective configuration with "
                 + "its link chain, the files to patch and how, and the problems found (broken files sorting first, "
-                + "refused links).")
+                + "refused links, what will undo our entry).",
+        footer = {"", "Exit 0 when nothing stands in install's way, 1 when Problems lists something, 2 on bad configuration."})
 final class DetectCommand
         extends AgentCommand
 {
@@ -31,6 +32,6 @@ final class DetectCommand
         else {
             context().out().print(DetectText.render(report));
         }
-        return 0;
+        return report.problems().isEmpty() ? 0 : 1;
     }
 }

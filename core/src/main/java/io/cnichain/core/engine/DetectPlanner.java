@@ -75,7 +75,9 @@ final class DetectPlanner
         if (!selection.targets().isEmpty()) {
             prerequisites(problems, notes);
         }
-        notes.addAll(selection.warnings());
+        // An adapter's warnings are what its platform does against chained plugins (Cilium's exclusive mode reverts
+        // every edit to its file): something that will undo our entry, so a problem, not a note.
+        problems.addAll(selection.warnings());
         if (selection.targets().isEmpty() && selection.failure().isEmpty()) {
             notes.add("no primary configuration to patch: install would create nothing");
         }

@@ -119,8 +119,12 @@ class ImageIT
         assertThat(adapters.out()).as("a plugin jar loaded through pf4j").contains("aws-vpc-cni", "plugin jar /opt/cni-chain/plugins/");
 
         Layout.PLAIN_CONFLIST.lay(node);
-        Commands.Result detect = run("--volume", node.confDir() + ":/host/etc/cni/net.d:ro", image, "detect", "--output", "json").ok();
+        Commands.Result detect = run("--volume", node.confDir() + ":/host/etc/cni/net.d:ro", image, "detect", "--output", "json");
+        // A bare container has no plugin binary to install (the init container supplies it): a problem, so exit 1.
+        assertThat(detect.code()).as(detect.toString()).isEqualTo(1);
         assertThat(CniJson.parse(detect.out().getBytes(StandardCharsets.UTF_8)).path("chosen").asText()).isEqualTo("generic-symlink");
+        assertThat(CniJson.parse(detect.out().getBytes(StandardCharsets.UTF_8)).path("problems").toString())
+                .contains("the linkerd-cni binary is not installed");
 
         Commands.Result demo = run(image, "demo", "--platform", "oci");
         assertThat(demo.code()).as(demo.toString()).isZero();

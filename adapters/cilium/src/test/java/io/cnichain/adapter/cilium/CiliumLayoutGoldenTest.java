@@ -94,7 +94,7 @@ class CiliumLayoutGoldenTest
         node.write("05-cilium.conflist", TestNode.CILIUM);
         node.write("10-calico.conflist.cilium_bak", TestNode.CALICO);
         NodeGolden golden = NodeGolden.start(node, PINNED, "golden", "cilium", "exclusive-mode-backups");
-        assertThat(golden.detect("before").notes()).anySatisfy(note -> assertThat(note)
+        assertThat(golden.detect("before").problems()).anySatisfy(problem -> assertThat(problem)
                 .contains("exclusive mode looks active", "10-calico.conflist.cilium_bak", "cni.exclusive=false"));
         golden.install("install");
         golden.uninstall("uninstall");
