@@ -168,6 +168,34 @@ class CliTest
         assertThat(node.read("10-calico.conflist")).isEqualTo(before);
     }
 
+    /**
+     * k3s-style: /etc/cni/net.d is a link to the runtime's real directory, with an absolute target (a host path). It
+     * works out of the box: the files are read, patched and restored where they really are.
+     */
+    @Test
+    void aConfDirThatIsALinkIsPatchedWhereItsFilesReallyAre()
+            throws IOException
+    {
+        Path real = Files.createDirectories(node.host("/var/lib/rancher/k3s/agent/etc/cni/net.d"));
+        Files.delete(node.confDir());
+        Files.createSymbolicLink(node.confDir(), Path.of("/var/lib/rancher/k3s/agent/etc/cni/net.d"));
+        Path file = Files.writeString(real.resolve("10-flannel.conflist"),
+                "{\"name\":\"cbr0\",\"cniVersion\":\"1.0.0\",\"plugins\":[{\"type\":\"flannel\",\"delegate\":{\"isDefaultGateway\":true}},{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}]}");
+        String before = Files.readString(file);
+
+        Cli.Result install = Cli.run(node, "install");
+        assertThat(install.code()).as(install.toString()).isZero();
+        assertThat(install.err()).contains("The conf dir /etc/cni/net.d is reached through a link: working in /var/lib/rancher/k3s/agent/etc/cni/net.d");
+        assertThat(plugins(Files.readString(file))).containsExactly("flannel", "portmap", "linkerd-cni");
+        assertThat(real.resolve("ZZZ-linkerd-cni-kubeconfig")).exists();
+        assertThat(Files.isSymbolicLink(node.confDir())).isTrue();
+
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(Files.readString(file)).isEqualTo(before);
+        assertThat(real.resolve("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+    }
+
     /** Outside a pod there is no API server address: install and run say so as a configuration error, with the way out. */
     @Test
     void withoutTheApiServersAddressInstallAndRunAreConfigurationErrorsNamingKubeconfigEnabledFalse()

@@ -2,6 +2,7 @@ package io.cnichain.core.config;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,9 +152,18 @@ public final class ConfigLoader
 
     private static AgentConfig assemble(Optional<Path> file, SettingValues values)
     {
-        Path confDir = values.value(Settings.CONF_DIR);
+        Path configured = values.value(Settings.CONF_DIR);
+        // A conf dir that is a link (k3s-style custom paths) is the operator's choice: work where its files really are
+        // and change, and allow that directory's parent too. Links inside the conf dir keep their rule.
+        Path confDir = new HostPaths(values.value(Settings.HOST_ROOT)).withoutLinks(configured).orElse(configured);
+        List<Path> defaultRoots = new ArrayList<>();
+        defaultRoots.add(configured.getParent() == null ? configured : configured.getParent());
+        if (!confDir.equals(configured)) {
+            LOG.info("The conf dir {} is reached through a link: working in {}, where its files are", configured, confDir);
+            defaultRoots.add(confDir.getParent() == null ? confDir : confDir.getParent());
+        }
         // The conf dir's parent tree by default: it holds the conf dir and the platforms' real files beside it.
-        List<Path> allowedRoots = values.optional(Settings.ALLOWED_ROOTS).orElse(List.of(confDir.getParent() == null ? confDir : confDir.getParent()));
+        List<Path> allowedRoots = values.optional(Settings.ALLOWED_ROOTS).orElse(List.copyOf(defaultRoots));
         AdapterChoice choice = values.value(Settings.ADAPTER);
         return new AgentConfig(file,
                 new NodePaths(values.value(Settings.HOST_ROOT), confDir, values.value(Settings.BIN_DIR), values.value(Settings.SOURCE_BIN_DIR),

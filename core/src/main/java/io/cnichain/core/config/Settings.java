@@ -27,7 +27,8 @@ public final class Settings
     public static final Setting<Path> HOST_ROOT = Setting.of("hostRoot", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_HOST_ROOT,
             "where the host's `/` is mounted").env("CONTAINER_MOUNT_PREFIX").commonFlag("--host-root");
     public static final Setting<Path> CONF_DIR = Setting.of("confDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_CONF_DIR,
-            "host path of the CNI configuration directory").env("DEST_CNI_NET_DIR").commonFlag("--conf-dir");
+            "host path of the CNI configuration directory; when it is reached through a link (k3s-style), the agent works in the "
+                    + "directory the link leads to, under the host root").env("DEST_CNI_NET_DIR").commonFlag("--conf-dir");
     public static final Setting<Path> BIN_DIR = Setting.of("binDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_BIN_DIR,
             "host path of the CNI binary directory").env("DEST_CNI_BIN_DIR").commonFlag("--bin-dir");
     public static final Setting<Path> SOURCE_BIN_DIR = Setting.of("sourceBinDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_SOURCE_BIN_DIR,
@@ -36,7 +37,8 @@ public final class Settings
             "third-party adapter jars; refused unless writable by root only ([`adapters/README.md`](adapters/README.md))").commonFlag("--plugins-dir");
     public static final Setting<Path> SERVICE_ACCOUNT_DIR = Setting.of("serviceAccountDir", new SettingType.AbsolutePath(),
             ConfigLoader.DEFAULT_SERVICE_ACCOUNT_DIR, "token and CA for the kubeconfig").commonFlag("--service-account-dir");
-    public static final Setting<List<Path>> ALLOWED_ROOTS = Setting.withoutDefault("allowedRoots", new SettingType.PathList(), "parent of `confDir`",
+    public static final Setting<List<Path>> ALLOWED_ROOTS = Setting.withoutDefault("allowedRoots", new SettingType.PathList(),
+            "parent of `confDir` (and of the directory a linked `confDir` leads to)",
             "host directories links may resolve into; others are reported, never written");
     public static final Setting<Long> MAX_CONFIG_BYTES = Setting.of("maxConfigBytes", new SettingType.WholeNumber(1024, 64L * 1024 * 1024),
             BoundedFileReader.DEFAULT_LIMIT, "larger files are refused without being read whole");

@@ -209,6 +209,39 @@ class ConfigLoaderTest
         assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--conf-dir", "relative")), "--conf-dir: 'relative' is not an absolute path");
     }
 
+    /** k3s-style: the configured conf dir is a link; absolute targets are host paths, under the host root. */
+    @Test
+    void aLinkedConfDirIsResolvedUnderTheHostRootAndItsRealParentAllowed()
+            throws IOException
+    {
+        Path host = Files.createDirectories(temp.resolve("host"));
+        Files.createDirectories(host.resolve("var/lib/k3s/agent/etc/cni/net.d"));
+        Files.createDirectories(host.resolve("etc/cni"));
+        Files.createSymbolicLink(host.resolve("etc/cni/net.d"), Path.of("/var/lib/k3s/agent/etc/cni/net.d"));
+        AgentConfig absolute = ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", host.toString()));
+        assertThat(absolute.paths().confDir()).isEqualTo(Path.of("/var/lib/k3s/agent/etc/cni/net.d"));
+        assertThat(absolute.paths().allowedRoots()).containsExactly(Path.of("/etc/cni"), Path.of("/var/lib/k3s/agent/etc/cni"));
+
+        // A link on a parent, relative, with '..': the same directory.
+        Files.delete(host.resolve("etc/cni/net.d"));
+        Files.delete(host.resolve("etc/cni"));
+        Files.createSymbolicLink(host.resolve("etc/cni"), Path.of("../var/lib/k3s/agent/etc/cni"));
+        AgentConfig relative = ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", host.toString()));
+        assertThat(relative.paths().confDir()).isEqualTo(Path.of("/var/lib/k3s/agent/etc/cni/net.d"));
+
+        // allowedRoots, when set, is the operator's word; a loop, or a conf dir not there yet, leaves the path as it is.
+        Path yaml = Files.writeString(temp.resolve("roots.yaml"), "allowedRoots: [/etc/cni]\n");
+        assertThat(ConfigLoader.load(Optional.of(yaml), Map.of(), Map.of("--host-root", host.toString())).paths().allowedRoots())
+                .containsExactly(Path.of("/etc/cni"));
+        Files.delete(host.resolve("etc/cni"));
+        Files.createSymbolicLink(host.resolve("etc/cni"), Path.of("cni"));
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", host.toString())).paths().confDir())
+                .isEqualTo(Path.of("/etc/cni/net.d"));
+        Files.delete(host.resolve("etc/cni"));
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", host.toString())).paths().confDir())
+                .isEqualTo(Path.of("/etc/cni/net.d"));
+    }
+
     @Test
     void malformedYamlDuplicateKeysAndMissingFiles()
             throws IOException
