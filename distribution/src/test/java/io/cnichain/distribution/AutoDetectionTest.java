@@ -161,14 +161,14 @@ class AutoDetectionTest
                 new Case("pinned adapter finds nothing while another would: it is named, and the runtime's file is patched anyway", n -> {
                     n.binaries("cilium-cni");
                     n.write("05-cilium.conflist", TestNode.CILIUM);
-                }, "adapter: calico\n", "calico", Map.of("calico", 0), List.of("/etc/cni/net.d/05-cilium.conflist"),
+                }, "adapter: calico\n", "calico", scores(0, 200, 1, 0), List.of("/etc/cni/net.d/05-cilium.conflist"),
                         List.of("adapter calico finds nothing to patch, but adapter cilium would patch /etc/cni/net.d/05-cilium.conflist",
                                 "adapter calico finds nothing to patch, but adapter generic-symlink would patch /etc/cni/net.d/05-cilium.conflist")),
 
                 new Case("a list of adapters: the first that finds something wins", n -> {
                     n.binaries("cilium-cni");
                     n.write("05-cilium.conflist", TestNode.CILIUM);
-                }, "adapter: [calico, cilium, generic-symlink]\n", "cilium", scores(0, 200, 1, null),
+                }, "adapter: [calico, cilium, generic-symlink]\n", "cilium", scores(0, 200, 1, 0),
                         List.of("/etc/cni/net.d/05-cilium.conflist"), List.of()));
     }
 

@@ -95,7 +95,9 @@ class PlatformAdaptersCliTest
         node.write("10-calico.conflist", TestNode.CALICO);
         Cli.Result detect = Cli.run(node, "detect", "--adapter", "oci-vcn-native");
         assertThat(detect.code()).isZero();
-        assertThat(detect.out()).contains("chosen: oci-vcn-native (pinned by configuration)")
+        // Pinned, and every adapter's score still shown: what auto-detection would have chosen is in plain sight.
+        assertThat(detect.out()).contains("  * oci-vcn-native   score   0  built-in").contains("    calico           score 150  built-in")
+                .contains("chosen: oci-vcn-native (pinned by configuration)")
                 .contains("adapter oci-vcn-native finds nothing to patch, but adapter calico would patch /etc/cni/net.d/10-calico.conflist")
                 .contains("adapter oci-vcn-native finds nothing to patch, but adapter generic-symlink would patch /etc/cni/net.d/10-calico.conflist");
     }

@@ -89,6 +89,29 @@ public final class AdapterSelector
         });
     }
 
+    /**
+     * Every adapter's detection, whatever the choice: what {@code cni-chain detect} shows when one is pinned, so that
+     * an operator sees what auto-detection would have said.
+     *
+     * @param node the node
+     * @return one candidate per adapter, in the registry's order
+     */
+    public List<Candidate> scoreAll(NodeView node)
+    {
+        return AdapterCalls.batch(new Supplier<>()
+        {
+            @Override
+            public List<Candidate> get()
+            {
+                List<Candidate> candidates = new ArrayList<>();
+                for (LoadedAdapter adapter : registry.all()) {
+                    candidates.add(detect(adapter, node));
+                }
+                return candidates;
+            }
+        });
+    }
+
     private Selection decide(NodeView node, AdapterChoice choice)
     {
         List<Candidate> candidates = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.cnichain.core.engine;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.AdapterSelector;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.discovery.CniConfigParser;
@@ -43,9 +44,12 @@ final class DetectPlanner
         this.installer = requireNonNull(installer, "installer is null");
     }
 
-    DetectReport detect(NodeSnapshot snapshot, Selection selection)
+    /**
+     * @param candidates every adapter's detection to show (every adapter's, also when one is pinned)
+     */
+    DetectReport detect(NodeSnapshot snapshot, Selection selection, List<AdapterSelector.Candidate> candidates)
     {
-        List<DetectReport.AdapterScore> scores = selection.candidates().stream()
+        List<DetectReport.AdapterScore> scores = candidates.stream()
                 .map(c -> new DetectReport.AdapterScore(c.adapter().name(), c.adapter().describeOrigin(), c.adapter().state(), c.detection().score(),
                         c.detection().evidence(), c.failure()))
                 .toList();

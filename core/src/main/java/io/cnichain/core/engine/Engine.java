@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -181,6 +182,9 @@ public final class Engine
     public DetectReport detect()
     {
         NodeSnapshot snapshot = snapshot();
-        return planner.detect(snapshot, select(snapshot));
+        Selection selection = select(snapshot);
+        // Auto-detection scored every adapter already; a pinned choice scored only its own.
+        List<AdapterSelector.Candidate> scores = config.adapters().choice().isAuto() ? selection.candidates() : selector.scoreAll(snapshot);
+        return planner.detect(snapshot, selection, scores);
     }
 }
