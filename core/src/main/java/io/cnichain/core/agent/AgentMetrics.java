@@ -107,6 +107,11 @@ final class AgentMetrics
         return total;
     }
 
+    long periodicChecksTotal()
+    {
+        return periodicChecks.get();
+    }
+
     long missedCount(String what)
     {
         AtomicLong counter = missed.get(what);

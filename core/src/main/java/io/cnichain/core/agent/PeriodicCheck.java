@@ -1,5 +1,6 @@
 package io.cnichain.core.agent;
 
+import io.cnichain.core.config.NodePaths;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
@@ -42,11 +43,13 @@ final class PeriodicCheck
     private final NodeScanner scanner;
     private final EventIntake intake;
     private final AgentMetrics metrics;
+    private final NodePaths paths;
 
-    PeriodicCheck(HostPaths host, Path confDir, String pluginType, NodeScanner scanner, EventIntake intake, AgentMetrics metrics)
+    PeriodicCheck(HostPaths host, NodePaths paths, String pluginType, NodeScanner scanner, EventIntake intake, AgentMetrics metrics)
     {
         this.host = requireNonNull(host, "host is null");
-        this.confDir = requireNonNull(confDir, "confDir is null");
+        this.paths = requireNonNull(paths, "paths is null");
+        this.confDir = paths.confDir();
         this.pluginType = requireNonNull(pluginType, "pluginType is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
         this.intake = requireNonNull(intake, "intake is null");
@@ -105,6 +108,13 @@ final class PeriodicCheck
             repair = true;
             metrics.missedEvent("watch");
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
+        }
+        // The conf dir's own links moved: nothing the agent watches tells, and only a pass says it is not ready any more.
+        Optional<String> moved = paths.confDirMoved();
+        if (moved.isPresent() && belief.ready()) {
+            metrics.missedEvent("watch");
+            log.warn("Periodic check: {}; no event told", moved.get());
+            repair = true;
         }
         if (!atRest) {
             // The loop is at work (a retry, a back-off, a pass under way): it looks again by itself; so does the next check.

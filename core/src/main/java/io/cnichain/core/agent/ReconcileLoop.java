@@ -66,7 +66,7 @@ final class ReconcileLoop
         TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
         this.scanner = new NodeScanner(engine.config().layout());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
-        this.check = new PeriodicCheck(engine.host(), engine.config().paths().confDir(), engine.config().plugin().type(), scanner, intake, metrics);
+        this.check = new PeriodicCheck(engine.host(), engine.config().paths(), engine.config().plugin().type(), scanner, intake, metrics);
         this.checkEveryNanos = engine.config().run().periodicCheck().toNanos();
     }
 

@@ -70,6 +70,13 @@ final class ReconcilePass
         // The adapter failing, or the runtime's file being one we may not write, makes the node not ready; the files
         // that can be patched still are.
         List<String> notReady = new ArrayList<>(problems(selection));
+        Optional<String> moved = engine.config().paths().confDirMoved();
+        if (moved.isPresent()) {
+            if (!lastNotes.contains(moved.get())) {
+                log.error("{}", moved.get());
+            }
+            notReady.add(moved.get());
+        }
         if (selection.targets().isEmpty()) {
             if (!notReady.isEmpty()) {
                 return report(ReconcileResult.FAILED, notReady, selection, snapshot);

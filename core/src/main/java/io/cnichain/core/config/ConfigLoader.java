@@ -167,7 +167,7 @@ public final class ConfigLoader
         AdapterChoice choice = values.value(Settings.ADAPTER);
         return new AgentConfig(file,
                 new NodePaths(values.value(Settings.HOST_ROOT), confDir, values.value(Settings.BIN_DIR), values.value(Settings.SOURCE_BIN_DIR),
-                        allowedRoots, values.value(Settings.MAX_CONFIG_BYTES)),
+                        allowedRoots, values.value(Settings.MAX_CONFIG_BYTES), configured),
                 new AdapterConfig(choice, values.value(Settings.PLUGINS_DIR), values.value(Settings.ADAPTER_SETTINGS),
                         values.value(Settings.ADAPTER_OVERRIDES)),
                 values.value(Settings.PLUGIN),

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +54,39 @@ class LoopPeriodicCheckTest
             loop.await(() -> loop.metrics.patchesWritten() > written, () -> "the rewrite was not patched");
             loop.awaitPatched(real);
             assertThat(loop.count("Periodic check: ")).isEqualTo(checks);
+        }
+    }
+
+    /**
+     * k3s-style, the conf dir is a link, and it is re-pointed while the agent runs: the runtime now loads files the
+     * agent does not look at. Nothing it watches tells; the check finds it, and readiness stops saying 200.
+     */
+    @Test
+    void aConfDirLinkRepointedWhileRunningMakesTheAgentNotReady(TestNode node)
+            throws Exception
+    {
+        Path first = Files.createDirectories(node.host("/var/lib/k3s/one/net.d"));
+        Path second = Files.createDirectories(node.host("/var/lib/k3s/two/net.d"));
+        Files.delete(node.confDir());
+        // Relative, so that the test's own writes through the link reach the same directory.
+        Files.createSymbolicLink(node.confDir(), Path.of("../../var/lib/k3s/one/net.d"));
+        Path file = Files.writeString(first.resolve("10-calico.conflist"), TestNode.CALICO);
+        Files.writeString(second.resolve("10-calico.conflist"), TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.startWithoutBarrier(node, EVERY_SECOND)) {
+            loop.awaitPatched(file);
+            loop.awaitReady();
+            // At rest: two checks made since (the barrier writes to /etc/cni/net.d, which the agent logs by its real path).
+            long checks = loop.metrics.periodicChecksTotal();
+            loop.await(() -> loop.metrics.periodicChecksTotal() >= checks + 2, () -> "no periodic check came");
+
+            Path swap = node.host("/etc/cni/.net.d.swap");
+            Files.createSymbolicLink(swap, Path.of("../../var/lib/k3s/two/net.d"));
+            Files.move(swap, node.confDir(), StandardCopyOption.ATOMIC_MOVE);
+
+            String reason = "the conf dir /etc/cni/net.d now leads to /var/lib/k3s/two/net.d, not to /var/lib/k3s/one/net.d";
+            loop.await(() -> loop.status.notReady().stream().anyMatch(r -> r.startsWith(reason)), () -> "still " + loop.status.notReady());
+            loop.awaitLog("Periodic check: " + reason);
+            assertThat(loop.metrics()).contains("cnichain_ready 0\n").contains("cnichain_missed_events_total{what=\"watch\"} 1\n");
         }
     }
 

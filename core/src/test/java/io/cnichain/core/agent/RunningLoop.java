@@ -77,13 +77,7 @@ final class RunningLoop
     /** {@link #start(TestNode, AgentPolicy, LoopTestAdapter)} with this configuration file's settings (YAML). */
     static RunningLoop start(TestNode node, String yaml, AgentPolicy policy, LoopTestAdapter adapter)
     {
-        try {
-            Path file = Files.writeString(Files.createTempFile(node.root(), "cni-chain-", ".yaml"), yaml);
-            return start(node, node.config(Optional.of(file)), policy, adapter);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return start(node, node.config(Optional.of(yamlFile(node, yaml))), policy, adapter);
     }
 
     private static RunningLoop start(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
@@ -100,6 +94,22 @@ final class RunningLoop
     static RunningLoop startWithoutBarrier(TestNode node)
     {
         return startWithoutBarrier(node, node.config(), FAST, new LoopTestAdapter());
+    }
+
+    /** {@link #startWithoutBarrier(TestNode)} with this configuration file's settings (YAML). */
+    static RunningLoop startWithoutBarrier(TestNode node, String yaml)
+    {
+        return startWithoutBarrier(node, node.config(Optional.of(yamlFile(node, yaml))), FAST, new LoopTestAdapter());
+    }
+
+    private static Path yamlFile(TestNode node, String yaml)
+    {
+        try {
+            return Files.writeString(Files.createTempFile(node.root(), "cni-chain-", ".yaml"), yaml);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
