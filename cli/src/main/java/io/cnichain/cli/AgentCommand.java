@@ -7,6 +7,8 @@ import io.cnichain.core.plugins.AgentAdapters;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -54,7 +56,7 @@ abstract class AgentCommand
         if (!config.kubeconfig().enabled()) {
             return;
         }
-        java.util.List<String> missing = new java.util.ArrayList<>();
+        List<String> missing = new ArrayList<>();
         if (config.apiServer().host().isEmpty()) {
             missing.add("KUBERNETES_SERVICE_HOST");
         }

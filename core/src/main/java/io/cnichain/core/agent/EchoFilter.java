@@ -56,10 +56,11 @@ final class EchoFilter
         Set<Path> linkedTo = null;
         for (Map.Entry<Path, EventKind> file : files.entrySet()) {
             ConfigEntry entry = snapshot.inspect(file.getKey());
-            if (isOtherFile(file.getKey(), entry)) {
-                linkedTo = linkedTo == null ? loadedThroughLinks(snapshot) : linkedTo;
+            boolean other = isOtherFile(file.getKey(), entry);
+            if (other && linkedTo == null) {
+                linkedTo = loadedThroughLinks(snapshot);
             }
-            if (isOtherFile(file.getKey(), entry) && !linkedTo.contains(file.getKey())) {
+            if (other && !linkedTo.contains(file.getKey())) {
                 // Not a name the runtime loads, and nothing we wrote: an adapter may still claim it (a
                 // .conflist-current before its link exists), so it is looked at, but a storm of them is not logged line by line.
                 log.debug("Detected event: {} {}; not a configuration the runtime loads", file.getValue(), file.getKey());

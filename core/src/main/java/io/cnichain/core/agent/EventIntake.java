@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
 
@@ -50,7 +51,7 @@ final class EventIntake
     }
 
     /** @return what the periodic check repaired of the watches ({@link DirectoryWatches#verify}) */
-    DirectoryWatches.Verification verifyWatches(java.util.function.Predicate<Path> settled)
+    DirectoryWatches.Verification verifyWatches(Predicate<Path> settled)
     {
         return watches.verify(settled);
     }
