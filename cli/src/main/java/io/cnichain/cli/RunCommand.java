@@ -16,8 +16,11 @@ import java.util.Map;
                 + "service account and the bin dir, and keeps the plugin's entry in every authoritative configuration: "
                 + "re-patched at once whenever the primary rewrites its file, kubeconfig rewritten when the token "
                 + "rotates, binary re-installed when it is removed. Creates nothing until a primary configuration exists. "
-                + "On SIGTERM, SIGINT or SIGHUP it stops watching and uninstalls, within the shutdown timeout; a second "
-                + "signal exits at once.",
+                + "On SIGTERM, SIGINT or SIGHUP it stops watching and decides (cleanupOnShutdown auto): in a cluster it "
+                + "asks the API server, and keeps everything while its DaemonSet still places a pod on this node (an "
+                + "update, a restart, a node shutdown), or when the API server does not answer; it uninstalls when the "
+                + "DaemonSet is gone, being deleted or no longer selects the node, and always outside a cluster. All "
+                + "within the shutdown timeout; a second signal exits at once.",
         footer = {"", "Health: /healthz, /readyz, /metrics on the health port.",
                 "Exit 0 after a clean shutdown, 1 when cleanup failed or the agent could not run, 2 on bad configuration."})
 final class RunCommand
@@ -26,7 +29,7 @@ final class RunCommand
     @Option(names = "--health-port", paramLabel = "PORT", description = "Port of /healthz, /readyz and /metrics; 0 disables (YAML healthPort, default 9470).")
     Integer healthPort;
 
-    @Option(names = "--no-cleanup", description = "Leave the configuration, kubeconfig and binaries in place on shutdown, for upgrades (YAML cleanupOnShutdown: false).")
+    @Option(names = "--no-cleanup", description = "Never remove the configuration, kubeconfig and binaries on shutdown; `cni-chain uninstall` does (YAML cleanupOnShutdown: never; default auto).")
     boolean noCleanup;
 
     @Option(names = "--shutdown-timeout", paramLabel = "SECONDS", description = "Bound on cleanup at shutdown (YAML shutdownTimeoutSeconds, default 20).")

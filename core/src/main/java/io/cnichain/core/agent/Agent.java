@@ -3,6 +3,8 @@ package io.cnichain.core.agent;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.UninstallReport;
+import io.cnichain.core.shutdown.ShutdownDecider;
+import io.cnichain.core.shutdown.ShutdownDecision;
 import io.cnichain.core.taint.NodeTaintRemover;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +22,9 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The DaemonSet's main process: the reconcile loop on this thread, health endpoints, and a clean exit on
- * SIGTERM, SIGINT or SIGHUP: stop watching, then uninstall (entries first, then kubeconfig, then binaries)
- * within a bounded time, exit 0 when all of it went well and 1 otherwise. A second signal exits at once.
+ * SIGTERM, SIGINT or SIGHUP: stop watching, decide whether this is an uninstall ({@link ShutdownDecider}), and if
+ * so uninstall (entries first, then kubeconfig, then binaries), all within a bounded time; exit 0 when all of it
+ * went well and 1 otherwise. A second signal exits at once.
  */
 public final class Agent
 {
@@ -34,6 +37,7 @@ public final class Agent
     private final AgentStatus status = new AgentStatus();
     private final AgentMetrics metrics = new AgentMetrics();
     private final AtomicBoolean stopRequested = new AtomicBoolean();
+    private volatile String stopSignal = "a signal";
     private volatile ReconcileLoop loop;
 
     /**
@@ -87,22 +91,33 @@ public final class Agent
         for (String signal : SIGNALS) {
             Signal.handle(new Signal(signal), handler);
         }
+        ShutdownDecision decision;
         try {
-            loop.run();
+            try {
+                loop.run();
+            }
+            finally {
+                // The taint stays as it is: it is never added back, and a removal under way is abandoned.
+                taint.ifPresent(NodeTaintRemover::close);
+            }
+            if (!stopRequested.get()) {
+                log.error("The reconcile loop ended without a stop signal; exiting");
+                return 1;
+            }
+            // Decided while /metrics still answers, so that the decision can be seen there.
+            decision = ShutdownDecider.fromConfig(config).decide();
+            metrics.shutdownDecision(decision.decisionLabel(), decision.reason().label());
         }
         finally {
             health.ifPresent(HealthServer::stop);
-            // The taint stays as it is: it is never added back, and a removal under way is abandoned.
-            taint.ifPresent(NodeTaintRemover::close);
         }
-        if (!stopRequested.get()) {
-            log.error("The reconcile loop ended without a stop signal; exiting");
-            return 1;
-        }
-        if (!config.run().cleanupOnShutdown()) {
-            log.info("Leaving the CNI configuration, kubeconfig and binaries in place (cleanupOnShutdown: false). Exiting.");
+        if (!decision.cleanUp()) {
+            log.info("{}: leaving our CNI entries, kubeconfig and binaries in place: {} (cleanupOnShutdown {}). Exiting.", stopSignal,
+                    decision.detail(), config.run().cleanupOnShutdown().yaml());
             return 0;
         }
+        log.info("{}: removing our CNI entries, kubeconfig and binaries: {} (cleanupOnShutdown {})", stopSignal, decision.detail(),
+                config.run().cleanupOnShutdown().yaml());
         UninstallReport report = engine.uninstall();
         if (report.succeeded()) {
             log.info("Exiting.");
@@ -129,8 +144,12 @@ public final class Agent
             log.warn("SIG{} received again; exiting at once, cleanup unfinished", signal.getName());
             Runtime.getRuntime().halt(1);
         }
-        log.info("SIG{} received; stopping watches, then {}", signal.getName(),
-                config.run().cleanupOnShutdown() ? "removing what we installed" : "exiting without cleanup");
+        stopSignal = "SIG" + signal.getName();
+        log.info("SIG{} received; stopping watches, then {}", signal.getName(), switch (config.run().cleanupOnShutdown()) {
+            case ALWAYS -> "removing what we installed";
+            case NEVER -> "exiting without cleanup";
+            case AUTO -> "deciding whether this is an uninstall";
+        });
         Thread watchdog = new Thread(() -> {
             try {
                 Thread.sleep(config.run().shutdownTimeout().toMillis());

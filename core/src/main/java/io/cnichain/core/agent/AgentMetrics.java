@@ -22,6 +22,7 @@ final class AgentMetrics
     private final AtomicLong fights = new AtomicLong();
     private final Map<String, AtomicLong> missed = new ConcurrentHashMap<>();
     private final AtomicLong periodicChecks = new AtomicLong();
+    private final Map<String, AtomicLong> shutdownDecisions = new ConcurrentHashMap<>();
     private final AtomicLong lastSuccess = new AtomicLong();
     private final AtomicLongArray latencyBuckets = new AtomicLongArray(LATENCY_BUCKETS.length);
     private final AtomicLong latencyCount = new AtomicLong();
@@ -63,6 +64,12 @@ final class AgentMetrics
     void missedEvent(String what)
     {
         count(missed, what);
+    }
+
+    /** The decision on a stop signal: {@code keep} or {@code cleanup}, and its case. */
+    void shutdownDecision(String decision, String reason)
+    {
+        count(shutdownDecisions, "decision=\"" + decision + "\",reason=\"" + reason + "\"");
     }
 
     void periodicCheck()
@@ -140,6 +147,9 @@ final class AgentMetrics
         out.append("# TYPE cnichain_missed_events_total counter\n");
         out.append("cnichain_missed_events_total{what=\"file\"} ").append(missedCount("file")).append('\n');
         out.append("cnichain_missed_events_total{what=\"watch\"} ").append(missedCount("watch")).append('\n');
+        out.append("# HELP cnichain_shutdown_decisions_total On a stop signal, whether the agent kept or removed what it installed, and why.\n");
+        out.append("# TYPE cnichain_shutdown_decisions_total counter\n");
+        new TreeMap<>(shutdownDecisions).forEach((labels, n) -> out.append("cnichain_shutdown_decisions_total{").append(labels).append("} ").append(n.get()).append('\n'));
         out.append("# HELP cnichain_last_successful_reconcile_timestamp_seconds When a reconcile last left every authoritative file patched.\n");
         out.append("# TYPE cnichain_last_successful_reconcile_timestamp_seconds gauge\n");
         out.append("cnichain_last_successful_reconcile_timestamp_seconds ").append(String.format(Locale.ROOT, "%.3f", lastSuccess.get() / 1000.0)).append('\n');

@@ -168,20 +168,20 @@ final class ReconcilePass
 
     private void installPrerequisites(List<String> notReady)
     {
-        if (binariesDirty) {
+        if (kubeconfigDirty) {
             try {
-                installer.installBinaries();
-                binariesDirty = false;
+                installer.ensureKubeconfig();
+                kubeconfigDirty = false;
             }
             catch (CniChainException e) {
                 log.error("{}", e.getMessage());
                 notReady.add(e.getMessage());
             }
         }
-        if (kubeconfigDirty) {
+        if (binariesDirty) {
             try {
-                installer.ensureKubeconfig();
-                kubeconfigDirty = false;
+                installer.installBinaries();
+                binariesDirty = false;
             }
             catch (CniChainException e) {
                 log.error("{}", e.getMessage());

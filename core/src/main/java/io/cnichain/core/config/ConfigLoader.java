@@ -150,6 +150,17 @@ public final class ConfigLoader
         return new NodeTaintSettings(enabled.value(), values.value(Settings.NODE_TAINT_KEY), nodeName);
     }
 
+    private static Optional<PodIdentity> pod(SettingValues values)
+    {
+        Optional<String> namespace = values.optional(Settings.POD_NAMESPACE);
+        Optional<String> pod = values.optional(Settings.POD_NAME);
+        Optional<String> node = values.optional(Settings.NODE_NAME);
+        if (namespace.isPresent() && pod.isPresent() && node.isPresent()) {
+            return Optional.of(new PodIdentity(namespace.get(), pod.get(), node.get()));
+        }
+        return Optional.empty();
+    }
+
     private static AgentConfig assemble(Optional<Path> file, SettingValues values)
     {
         Path configured = values.value(Settings.CONF_DIR);
@@ -177,7 +188,7 @@ public final class ConfigLoader
                         values.value(Settings.KUBECONFIG_SKIP_TLS_VERIFY), values.value(Settings.API_SERVER_PROTOCOL),
                         values.optional(Settings.API_SERVER_HOST), values.optional(Settings.API_SERVER_PORT)),
                 new RunSettings(Math.toIntExact(values.value(Settings.HEALTH_PORT)), values.value(Settings.CLEANUP_ON_SHUTDOWN),
-                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK)),
+                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values)),
                 nodeTaint(values),
                 new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)));
     }

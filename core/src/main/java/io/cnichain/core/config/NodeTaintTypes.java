@@ -45,14 +45,19 @@ final class NodeTaintTypes
         }
     }
 
-    /** A node's name: a DNS subdomain (lower-case letters, digits, '-' and '.'), as Kubernetes requires of nodes. */
-    record NodeName() implements SettingType<String>
+    /**
+     * The name of a node, a pod or a namespace, which goes into a request's path: a DNS subdomain (lower-case letters,
+     * digits, '-' and '.'), as Kubernetes requires of them.
+     *
+     * @param what what it names, for errors ({@code a node name})
+     */
+    record ObjectName(String what) implements SettingType<String>
     {
         @Override
         public String parse(String text, String source)
         {
             if (!isDnsSubdomain(text)) {
-                throw bad(source, quoted(text) + " is not a node name (a DNS subdomain: lower-case letters, digits, '-' and '.')");
+                throw bad(source, quoted(text) + " is not " + what + " (a DNS subdomain: lower-case letters, digits, '-' and '.')");
             }
             return text;
         }

@@ -1,6 +1,7 @@
 package io.cnichain.core.config;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -8,15 +9,18 @@ import static java.util.Objects.requireNonNull;
  * The long-running agent's options ({@code cni-chain run}).
  *
  * @param healthPort        the health and metrics port, 0 for none
- * @param cleanupOnShutdown whether the agent uninstalls when it is stopped
+ * @param cleanupOnShutdown what the agent does with what it installed when it is stopped
  * @param shutdownTimeout   how long cleanup on shutdown may take
  * @param periodicCheck     how often the agent checks, without any event, that every directory it wants is watched and
  *                          that the runtime's file is as the last pass left it; {@link Duration#ZERO} for never
+ * @param pod               the agent's pod and node, from the downward API, when all three are given
  */
-public record RunSettings(int healthPort, boolean cleanupOnShutdown, Duration shutdownTimeout, Duration periodicCheck)
+public record RunSettings(int healthPort, CleanupMode cleanupOnShutdown, Duration shutdownTimeout, Duration periodicCheck, Optional<PodIdentity> pod)
 {
     public RunSettings
     {
+        requireNonNull(cleanupOnShutdown, "cleanupOnShutdown is null");
+        requireNonNull(pod, "pod is null");
         requireNonNull(shutdownTimeout, "shutdownTimeout is null");
         requireNonNull(periodicCheck, "periodicCheck is null");
     }

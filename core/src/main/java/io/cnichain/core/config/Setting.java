@@ -37,8 +37,8 @@ public final class Setting<T>
         if (!type.readsText() && (!environment.isEmpty() || flag.isPresent())) {
             throw new IllegalArgumentException(this + ": its type is read from the YAML file only");
         }
-        if (flag.isPresent() && flag.get().negates() && !(type instanceof SettingType.Bool)) {
-            throw new IllegalArgumentException(this + ": only a true/false setting can have a negating flag");
+        if (flag.isPresent() && flag.get().negates() && type.negated(true).isEmpty()) {
+            throw new IllegalArgumentException(this + ": its type has no negating flag");
         }
     }
 
@@ -171,8 +171,7 @@ public final class Setting<T>
         }
         Flag given = flag.get();
         if (given.negates()) {
-            boolean set = new SettingType.Bool().parse(text, given.name());
-            return type.parse(Boolean.toString(!set), given.name());
+            return type.negated(new SettingType.Bool().parse(text, given.name())).orElseThrow();
         }
         return type.parse(text, given.name());
     }

@@ -24,7 +24,7 @@ sealed interface SettingType<T>
         permits SettingType.AbsolutePath, SettingType.PathList, SettingType.Bool, SettingType.WholeNumber, SettingType.Seconds,
         SettingType.OneOf, SettingType.PortNumber, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
         AdapterTypes.Choice, AdapterTypes.SettingsByAdapter, AdapterTypes.Overrides, PluginEntryType, NodeTaintTypes.TaintKey,
-        NodeTaintTypes.NodeName
+        NodeTaintTypes.ObjectName, SettingType.CleanupModes
 {
     /**
      * @param text   the value of an environment variable or a flag
@@ -69,6 +69,17 @@ sealed interface SettingType<T>
     default List<String> documentedKeys(String key)
     {
         return yamlKeys(key);
+    }
+
+    /**
+     * The value a negating flag ({@code --no-cleanup}) gives, for the types that have one.
+     *
+     * @param given whether the flag was given
+     * @return the value; empty when this type has no negating flag
+     */
+    default Optional<T> negated(boolean given)
+    {
+        return Optional.empty();
     }
 
     /** Whether values can come as text (environment, flags); otherwise only the YAML file sets them. */
@@ -146,6 +157,12 @@ sealed interface SettingType<T>
         public Boolean fromYaml(YamlValue value)
         {
             return value.raw() instanceof Boolean b ? b : parse(value.scalar(), value.source());
+        }
+
+        @Override
+        public Optional<Boolean> negated(boolean given)
+        {
+            return Optional.of(!given);
         }
 
         @Override
@@ -264,6 +281,42 @@ sealed interface SettingType<T>
         public String format(String value)
         {
             return value;
+        }
+    }
+
+    /**
+     * {@code auto}, {@code always} or {@code never}; {@code true} and {@code false}, the values before {@code auto}
+     * existed, still mean {@code always} and {@code never}.
+     */
+    record CleanupModes() implements SettingType<CleanupMode>
+    {
+        @Override
+        public CleanupMode parse(String text, String source)
+        {
+            return switch (text.toLowerCase(Locale.ROOT)) {
+                case "auto" -> CleanupMode.AUTO;
+                case "always", "true" -> CleanupMode.ALWAYS;
+                case "never", "false" -> CleanupMode.NEVER;
+                default -> throw bad(source, quoted(text) + " is not auto, always or never");
+            };
+        }
+
+        @Override
+        public CleanupMode fromYaml(YamlValue value)
+        {
+            return value.raw() instanceof Boolean b ? (b ? CleanupMode.ALWAYS : CleanupMode.NEVER) : parse(value.scalar(), value.source());
+        }
+
+        @Override
+        public Optional<CleanupMode> negated(boolean given)
+        {
+            return Optional.of(given ? CleanupMode.NEVER : CleanupMode.AUTO);
+        }
+
+        @Override
+        public String format(CleanupMode value)
+        {
+            return value.yaml();
         }
     }
 }

@@ -75,8 +75,11 @@ public final class Settings
             "`text` or `json`").commonFlag("--log-format");
     public static final Setting<Long> HEALTH_PORT = Setting.of("healthPort", new SettingType.WholeNumber(0, 65535),
             (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port");
-    public static final Setting<Boolean> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.Bool(), true,
-            "uninstall when the agent stops").negatingRunFlag("--no-cleanup");
+    public static final Setting<CleanupMode> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.CleanupModes(), CleanupMode.AUTO,
+            "what `run` does with what it installed when it stops: `auto` keeps it while the agent's DaemonSet exists and still places a pod "
+                    + "on this node (a rolling update, a restart, a node shutdown) and removes it otherwise, asking the API server; outside a "
+                    + "cluster (no `POD_NAME`, `POD_NAMESPACE`, `NODE_NAME` or `KUBERNETES_SERVICE_HOST`) it removes it; `always` removes it; "
+                    + "`never` keeps it (`true`/`false` still mean `always`/`never`)").negatingRunFlag("--no-cleanup");
     public static final Setting<Duration> SHUTDOWN_TIMEOUT = Setting.of("shutdownTimeoutSeconds", new SettingType.Seconds(1, 3600),
             ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout");
     public static final Setting<Duration> PERIODIC_CHECK = Setting.of("periodicCheckSeconds", new SettingType.Seconds(0, 86400),
@@ -88,14 +91,20 @@ public final class Settings
                     + "and https to the API server with the CA of `kubeconfig.caFile` (`skipTlsVerify` does not apply)").env("NODE_TAINT_ENABLED");
     public static final Setting<String> NODE_TAINT_KEY = Setting.of("nodeTaint.key", new NodeTaintTypes.TaintKey(), ConfigLoader.DEFAULT_NODE_TAINT_KEY,
             "the start-up taint's key; every taint with it is removed, whatever its value and effect; never added back").env("NODE_TAINT_KEY");
-    public static final Setting<String> NODE_NAME = Setting.environmentOnlyWithoutDefault("NODE_NAME", new NodeTaintTypes.NodeName(),
+    public static final Setting<String> NODE_NAME = Setting.environmentOnlyWithoutDefault("NODE_NAME", new NodeTaintTypes.ObjectName("a node name"),
             "from the downward API", "this node's name (`fieldRef: spec.nodeName`); required when `nodeTaint.enabled` is true (else exit 2)");
+    public static final Setting<String> POD_NAME = Setting.environmentOnlyWithoutDefault("POD_NAME", new NodeTaintTypes.ObjectName("a pod name"),
+            "from the downward API", "the agent's pod (`fieldRef: metadata.name`); with `POD_NAMESPACE` and `NODE_NAME`, lets "
+                    + "`cleanupOnShutdown: auto` ask the API server whether its DaemonSet still runs on this node");
+    public static final Setting<String> POD_NAMESPACE = Setting.environmentOnlyWithoutDefault("POD_NAMESPACE",
+            new NodeTaintTypes.ObjectName("a namespace name"), "from the downward API", "the agent's namespace (`fieldRef: metadata.namespace`)");
 
     /** The table, in the reference's order. */
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
             ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
-            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME);
+            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
+            POD_NAMESPACE);
 
     private Settings() {}
 

@@ -25,9 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Install: the plugin's binaries first, then its kubeconfig, then its entry in every file of the plan. No file is
+ * Install: the plugin's kubeconfig first, then its binaries, then its entry in every file of the plan. No file is
  * patched while the binary or the kubeconfig is missing: a configuration naming a missing binary breaks every pod on
- * the node. The agent's reconcile pass uses the same steps one by one.
+ * the node. The kubeconfig comes first because an agent taking over a node where its predecessor left everything in
+ * place (an upgrade, a reboot) must replace a token that may have expired before anything else. The agent's reconcile
+ * pass uses the same steps one by one.
  */
 public final class Installer
 {
@@ -81,8 +83,8 @@ public final class Installer
         List<Path> written;
         boolean kubeconfigWritten;
         try {
-            written = installBinaries();
             kubeconfigWritten = ensureKubeconfig();
+            written = installBinaries();
         }
         catch (CniChainException e) {
             log.error("Not patching any configuration: {}", e.getMessage());

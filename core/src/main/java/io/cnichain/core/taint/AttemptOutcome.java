@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.kube.ApiCallException;
 
 import java.time.Duration;
 import java.util.Arrays;

@@ -2,78 +2,32 @@ package io.cnichain.core.taint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.cnichain.core.install.KubeconfigRenderer;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.kube.ApiCallException;
+import io.cnichain.core.kube.KubeApiClient;
 
-import javax.net.ssl.SSLException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.security.Security;
-import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.util.Arrays;
-import java.util.Optional;
-
-/**
- * The remover's two calls, {@code GET} and JSON-patch {@code PATCH} of {@code /api/v1/nodes/NAME}, in-cluster. Https
- * only, trusting only the CA file, which is read before every call (the client is rebuilt when it changes); the
- * service-account token is read for every request (the kubelet rotates it). No request is sent unless both were
- * read, and the token only after TLS verified the server's certificate and host name. Used by one thread, in the child
- * process only ({@link TaintRemovalMain}): loading it would keep the TLS stack and the HTTP client in the agent's memory.
- */
+/** The remover's two calls, {@code GET} and JSON-patch {@code PATCH} of {@code /api/v1/nodes/NAME}, by one thread. */
 final class NodeApiClient
 {
-    static final String JSON_PATCH = "application/json-patch+json";
-    private static final int MAX_FILE_BYTES = 1024 * 1024;
-    private static final int MAX_MESSAGE_CHARS = 300;
+    private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (the agent's ClusterRole must allow get and patch on nodes)",
+            " (NODE_NAME must be this node's name)");
 
     private final String nodePath;
-    private final URI nodeUri;
-    private final Path tokenFile;
-    private final Path caFile;
-    private final Duration connectTimeout;
-    private final Duration requestTimeout;
-    private byte[] trustedPem;
-    private HttpClient http;
+    private final KubeApiClient api;
 
     /** @param attempt the API server, the node, the token and CA files, the timeouts */
     NodeApiClient(AttemptArguments attempt)
     {
         this.nodePath = "/api/v1/nodes/" + attempt.node();
-        this.nodeUri = URI.create(KubeconfigRenderer.serverUrl("https", attempt.host(), attempt.port()) + nodePath);
-        this.tokenFile = attempt.tokenFile();
-        this.caFile = attempt.caFile();
-        this.connectTimeout = attempt.connectTimeout();
-        this.requestTimeout = attempt.requestTimeout();
+        this.api = new KubeApiClient(attempt.host(), attempt.port(), attempt.tokenFile(), attempt.caFile(), attempt.connectTimeout(),
+                attempt.requestTimeout());
     }
 
     /** {@code GET /api/v1/nodes/NAME}. */
     JsonNode getNode()
             throws ApiCallException, InterruptedException
     {
-        HttpResponse<byte[]> response = send("GET", HttpRequest.newBuilder(nodeUri).GET());
-        if (response.statusCode() != 200) {
-            throw failure("GET", response);
-        }
-        try {
-            return CniJson.parse(response.body());
-        }
-        catch (CniJson.InvalidJsonException e) {
-            throw new ApiCallException("response", "GET " + nodePath + ": the answer " + e.getMessage());
-        }
+        return api.get(nodePath, HINT);
     }
 
     /**
@@ -85,166 +39,6 @@ final class NodeApiClient
     int patchNode(ArrayNode operations)
             throws ApiCallException, InterruptedException
     {
-        HttpRequest.Builder request = HttpRequest.newBuilder(nodeUri).header("Content-Type", JSON_PATCH)
-                .method("PATCH", HttpRequest.BodyPublishers.ofString(CniJson.compact(operations), StandardCharsets.UTF_8));
-        HttpResponse<byte[]> response = send("PATCH", request);
-        int status = response.statusCode();
-        if (status == 200 || status == 409 || status == 422) {
-            return status;
-        }
-        throw failure("PATCH", response);
-    }
-
-    private HttpResponse<byte[]> send(String method, HttpRequest.Builder request)
-            throws ApiCallException, InterruptedException
-    {
-        String token = token();
-        HttpClient client = client();
-        String call = method + " " + nodeUri;
-        try {
-            return client.send(request.header("Accept", "application/json").header("Authorization", "Bearer " + token)
-                    .timeout(requestTimeout).build(), HttpResponse.BodyHandlers.ofByteArray());
-        }
-        catch (HttpConnectTimeoutException e) {
-            throw new ApiCallException("connect timeout", call + ": no connection within " + connectTimeout.toMillis() + " ms");
-        }
-        catch (HttpTimeoutException e) {
-            throw new ApiCallException("timeout", call + ": no answer within " + requestTimeout.toMillis() + " ms");
-        }
-        catch (ConnectException e) {
-            throw new ApiCallException("connection", call + ": cannot connect: " + reason(e));
-        }
-        catch (IOException e) {
-            if (causedBy(e, SSLException.class)) {
-                // Without it the handshake with a Go server (X25519, P-256) fails with no word of why.
-                String runtime = Security.getProvider("SunEC") == null
-                        ? " (and this Java runtime lacks module jdk.crypto.ec, which TLS with the API server needs)" : "";
-                throw new ApiCallException("TLS", call + ": TLS failed, nothing sent (the server's certificate must be signed by the CA in "
-                        + caFile + " and name the host)" + runtime + ": " + reason(e));
-            }
-            throw new ApiCallException("I/O", call + ": " + reason(e));
-        }
-    }
-
-    private HttpClient client()
-            throws ApiCallException
-    {
-        byte[] pem = readSmall(caFile, "CA", "the CA certificate");
-        if (http == null || !Arrays.equals(pem, trustedPem)) {
-            http = HttpClient.newBuilder()
-                    .sslContext(TrustedCa.sslContext(pem, caFile))
-                    .version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(connectTimeout)
-                    .followRedirects(HttpClient.Redirect.NEVER)
-                    .proxy(HttpClient.Builder.NO_PROXY)
-                    .build();
-            trustedPem = pem;
-        }
-        return http;
-    }
-
-    private String token()
-            throws ApiCallException
-    {
-        String token = new String(readSmall(tokenFile, "token", "the service-account token"), StandardCharsets.UTF_8).trim();
-        if (token.isEmpty()) {
-            throw new ApiCallException("token", tokenFile + ": the service-account token is empty; no request sent");
-        }
-        if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-            throw new ApiCallException("token", tokenFile + ": the service-account token holds characters a token never has; no request sent");
-        }
-        return token;
-    }
-
-    /** Reads a small file, following links (the kubelet's {@code ..data} swap); at most {@value #MAX_FILE_BYTES} bytes. */
-    private static byte[] readSmall(Path file, String kind, String what)
-            throws ApiCallException
-    {
-        try (InputStream in = Files.newInputStream(file)) {
-            byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
-            if (bytes.length > MAX_FILE_BYTES) {
-                throw new ApiCallException(kind, file + ": " + what + " is larger than " + MAX_FILE_BYTES + " bytes; no request sent");
-            }
-            return bytes;
-        }
-        catch (NoSuchFileException e) {
-            throw new ApiCallException(kind, file + ": " + what + " does not exist; no request sent");
-        }
-        catch (IOException e) {
-            throw new ApiCallException(kind, file + ": " + what + " cannot be read (" + reason(e) + "); no request sent");
-        }
-    }
-
-    private ApiCallException failure(String method, HttpResponse<byte[]> response)
-    {
-        int status = response.statusCode();
-        String hint = switch (status) {
-            case 401 -> " (the service-account token was refused)";
-            case 403 -> " (the agent's ClusterRole must allow get and patch on nodes)";
-            case 404 -> " (NODE_NAME must be this node's name)";
-            default -> "";
-        };
-        Optional<Duration> retryAfter = status == 429 || status >= 500 ? retryAfter(response) : Optional.empty();
-        String message = method + " " + nodePath + ": HTTP " + status + statusMessage(response.body()).map(m -> " " + m).orElse("") + hint
-                + retryAfter.map(wait -> "; Retry-After " + wait.toMillis() / 1000.0 + " s").orElse("");
-        return new ApiCallException("HTTP " + status, message, retryAfter);
-    }
-
-    /** The message of the API's {@code Status} object, on one line and bounded; nothing else of a body is shown. */
-    private static Optional<String> statusMessage(byte[] body)
-    {
-        try {
-            JsonNode message = CniJson.parse(body).path("message");
-            if (message.isTextual() && !message.asText().isBlank()) {
-                String text = message.asText().replaceAll("\\p{Cntrl}+", " ").trim();
-                return Optional.of(text.length() > MAX_MESSAGE_CHARS ? text.substring(0, MAX_MESSAGE_CHARS) + "…" : text);
-            }
-        }
-        catch (CniJson.InvalidJsonException e) {
-            // not a Status object: the status code says enough
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<Duration> retryAfter(HttpResponse<?> response)
-    {
-        return response.headers().firstValue("Retry-After").flatMap(value -> parseRetryAfter(value, ZonedDateTime.now()));
-    }
-
-    /**
-     * @param value a {@code Retry-After} header: seconds, or an HTTP date
-     * @param now   the time now, for a date
-     * @return how long to wait; empty when the header means nothing
-     */
-    static Optional<Duration> parseRetryAfter(String value, ZonedDateTime now)
-    {
-        String text = value.trim();
-        if (text.matches("[0-9]{1,9}")) {
-            return Optional.of(Duration.ofSeconds(Long.parseLong(text)));
-        }
-        try {
-            Duration until = Duration.between(now, ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME));
-            return Optional.of(until.isNegative() ? Duration.ZERO : until);
-        }
-        catch (DateTimeParseException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static boolean causedBy(Throwable e, Class<? extends Throwable> type)
-    {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (type.isInstance(cause)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String reason(Throwable e)
-    {
-        String message = e.getMessage();
-        String text = message == null || message.isBlank() ? e.getClass().getSimpleName() : message.replaceAll("\\p{Cntrl}+", " ");
-        return text.length() > MAX_MESSAGE_CHARS ? text.substring(0, MAX_MESSAGE_CHARS) + "…" : text;
+        return api.jsonPatch(nodePath, CniJson.compact(operations), HINT);
     }
 }

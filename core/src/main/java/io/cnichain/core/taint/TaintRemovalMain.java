@@ -1,6 +1,7 @@
 package io.cnichain.core.taint;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.core.kube.ApiCallException;
 import io.cnichain.core.taint.AttemptOutcome.Result;
 
 import java.io.FileDescriptor;

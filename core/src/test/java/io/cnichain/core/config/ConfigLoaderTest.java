@@ -267,17 +267,45 @@ class ConfigLoaderTest
     }
 
     @Test
+    void cleanupOnShutdownTakesAutoAlwaysNeverAndTheOldBooleans()
+            throws IOException
+    {
+        for (var pair : Map.of("auto", CleanupMode.AUTO, "always", CleanupMode.ALWAYS, "never", CleanupMode.NEVER, "true", CleanupMode.ALWAYS,
+                "false", CleanupMode.NEVER, "\"never\"", CleanupMode.NEVER).entrySet()) {
+            assertThat(ConfigLoader.load(Optional.of(yaml("cleanupOnShutdown: " + pair.getKey() + "\n")), Map.of(), Map.of()).run().cleanupOnShutdown())
+                    .as(pair.getKey()).isEqualTo(pair.getValue());
+        }
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(yaml("cleanupOnShutdown: sometimes\n")), Map.of(), Map.of()))
+                .hasMessageContaining("cleanupOnShutdown").hasMessageContaining("'sometimes' is not auto, always or never");
+    }
+
+    @Test
+    void podIdentityNeedsAllThreeDownwardApiVariables()
+            throws IOException
+    {
+        Map<String, String> env = Map.of("POD_NAME", "cni-chain-x7k2p", "POD_NAMESPACE", "cni-chain", "NODE_NAME", "node-1");
+        assertThat(ConfigLoader.load(Optional.empty(), env, Map.of()).run().pod())
+                .contains(new PodIdentity("cni-chain", "cni-chain-x7k2p", "node-1"));
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of("POD_NAME", "p", "NODE_NAME", "n"), Map.of()).run().pod()).isEmpty();
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of("POD_NAMESPACE", "Bad_NS"), Map.of()))
+                .hasMessageContaining("POD_NAMESPACE").hasMessageContaining("is not a namespace name");
+    }
+
+    @Test
     void runFlagsAndTheirYamlKeys()
             throws IOException
     {
-        AgentConfig fromFile = ConfigLoader.load(Optional.of(yaml("healthPort: 0\ncleanupOnShutdown: false\nshutdownTimeoutSeconds: 5\n")), Map.of(),
+        AgentConfig fromFile = ConfigLoader.load(Optional.of(yaml("healthPort: 0\ncleanupOnShutdown: never\nshutdownTimeoutSeconds: 5\n")), Map.of(),
                 Map.of());
-        assertThat(fromFile.run()).isEqualTo(new RunSettings(0, false, java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(60)));
+        assertThat(fromFile.run()).isEqualTo(new RunSettings(0, CleanupMode.NEVER, java.time.Duration.ofSeconds(5), java.time.Duration.ofSeconds(60),
+                Optional.empty()));
         AgentConfig fromFlags = ConfigLoader.load(Optional.empty(), Map.of(),
                 Map.of("--health-port", "9000", "--no-cleanup", "true", "--shutdown-timeout", "7"));
-        assertThat(fromFlags.run()).isEqualTo(new RunSettings(9000, false, java.time.Duration.ofSeconds(7), java.time.Duration.ofSeconds(60)));
+        assertThat(fromFlags.run()).isEqualTo(new RunSettings(9000, CleanupMode.NEVER, java.time.Duration.ofSeconds(7), java.time.Duration.ofSeconds(60),
+                Optional.empty()));
         assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).run())
-                .isEqualTo(new RunSettings(ConfigLoader.DEFAULT_HEALTH_PORT, true, ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, ConfigLoader.DEFAULT_PERIODIC_CHECK));
+                .isEqualTo(new RunSettings(ConfigLoader.DEFAULT_HEALTH_PORT, CleanupMode.AUTO, ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT,
+                        ConfigLoader.DEFAULT_PERIODIC_CHECK, Optional.empty()));
         assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--no-such-flag", "x")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("no setting has the flag --no-such-flag");
     }

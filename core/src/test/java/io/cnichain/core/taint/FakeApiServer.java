@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.kube.KubeApiClient;
 
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
@@ -30,9 +31,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * A stand-in for the Kubernetes API server, for the two calls the taint remover makes, over HTTPS on 127.0.0.1 with
- * a certificate of the test CA. It holds one node document and serves {@code GET /api/v1/nodes/NAME} and JSON-patch
- * {@code PATCH /api/v1/nodes/NAME} with the API's semantics: bearer token checked (401), unknown node 404, a PATCH
+ * A stand-in for the Kubernetes API server (no real one can run in these tests), for the calls the agent makes,
+ * over HTTPS on 127.0.0.1 with a certificate of the test CA. It holds one node document and serves
+ * {@code GET /api/v1/nodes/NAME} and JSON-patch {@code PATCH /api/v1/nodes/NAME}, and {@code GET} of any other object
+ * a test puts at its path (a pod, a DaemonSet), with the API's semantics: bearer token checked (401), unknown node 404, a PATCH
  * in any other content type 415, the {@code test}/{@code remove}/{@code replace} operations applied for real and all
  * or nothing, 422 (Invalid) when one fails, 409 (Conflict) when the patch sets a stale
  * {@code metadata.resourceVersion}, and {@code resourceVersion} incremented on every change. Errors are {@code Status}
@@ -51,9 +53,11 @@ public final class FakeApiServer
     private final List<Request> requests = new ArrayList<>();
     private final Deque<Scripted> script = new ArrayDeque<>();
     private final List<CountDownLatch> holds = new ArrayList<>();
+    private final Map<String, ObjectNode> objects = new java.util.LinkedHashMap<>();
     private ObjectNode node;
     private String acceptedToken;
     private Consumer<ObjectNode> beforeNextPatch;
+    private Optional<CountDownLatch> holdAll = Optional.empty();
 
     private FakeApiServer(SSLContext tls, ObjectNode node, String acceptedToken)
             throws IOException
@@ -90,22 +94,60 @@ public final class FakeApiServer
         return node.deepCopy();
     }
 
-    synchronized void acceptToken(String token)
+    public synchronized void acceptToken(String token)
     {
         acceptedToken = token;
     }
 
     /** The next request with this method (or any, for null) gets this status and these headers, whatever it asks. */
-    synchronized void answerNext(String method, int status, Map<String, String> headers)
+    public synchronized void answerNext(String method, int status, Map<String, String> headers)
     {
-        script.addLast(new Scripted(method, status, headers, Optional.empty()));
+        script.addLast(new Scripted(method, null, status, headers, Optional.empty()));
+    }
+
+    /** The next request for this path gets this status (a {@code Status} object), whatever it asks. */
+    public synchronized void answerNextAt(String path, int status)
+    {
+        script.addLast(new Scripted(null, path, status, Map.of(), Optional.empty()));
     }
 
     /** The next request with this method is answered (normally) only once {@code release} is counted down. */
-    synchronized void holdNext(String method, CountDownLatch release)
+    public synchronized void holdNext(String method, CountDownLatch release)
     {
-        script.addLast(new Scripted(method, 0, Map.of(), Optional.of(release)));
+        script.addLast(new Scripted(method, null, 0, Map.of(), Optional.of(release)));
         holds.add(release);
+    }
+
+    /** Every request is answered (normally) only once {@code release} is counted down: an API server that hangs. */
+    public synchronized void holdAll(CountDownLatch release)
+    {
+        holdAll = Optional.of(release);
+        holds.add(release);
+    }
+
+    /** Serves {@code object} to {@code GET path} from now on. */
+    public synchronized void put(String path, JsonNode object)
+    {
+        objects.put(path, (ObjectNode) object.deepCopy());
+    }
+
+    /** Changes the node as served from now on (another controller, a cordon). */
+    public synchronized void changeNode(Consumer<ObjectNode> change)
+    {
+        change.accept(node);
+        bumpResourceVersion(node);
+    }
+
+    /** The node is gone: 404 from now on. */
+    public synchronized void removeNode()
+    {
+        node = null;
+    }
+
+    /** {@code GET path} answers 404 from now on, as for an object deleted. */
+    public synchronized void remove(String path)
+    {
+        objects.remove(path);
     }
 
     /** Another controller changes the node just before the next PATCH is applied (after the remover's GET). */
@@ -153,11 +195,22 @@ public final class FakeApiServer
                     exchange.getRequestHeaders().getFirst("Content-Type"), exchange.getRequestHeaders().getFirst("Authorization"),
                     exchange.getRequestHeaders().getFirst("Accept"), new String(body, StandardCharsets.UTF_8), System.nanoTime());
             Optional<Scripted> scripted;
+            Optional<CountDownLatch> hangs;
             synchronized (this) {
                 requests.add(request);
                 notifyAll();
-                scripted = script.stream().filter(s -> s.method() == null || s.method().equals(request.method())).findFirst();
+                scripted = script.stream().filter(s -> (s.method() == null || s.method().equals(request.method()))
+                        && (s.path() == null || s.path().equals(request.path()))).findFirst();
                 scripted.ifPresent(script::remove);
+                hangs = holdAll;
+            }
+            if (hangs.isPresent()) {
+                try {
+                    hangs.get().await(30, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException e) {
+                    return;
+                }
             }
             if (scripted.isPresent() && scripted.get().hold().isPresent()) {
                 try {
@@ -182,8 +235,18 @@ public final class FakeApiServer
         if (!("Bearer " + acceptedToken).equals(request.authorization())) {
             return failure(401, "Unauthorized", "Unauthorized");
         }
-        if (!request.path().equals(NODES + nodeName)) {
-            return failure(404, "NotFound", "nodes \"" + request.path().substring(request.path().lastIndexOf('/') + 1) + "\" not found");
+        if (node == null || !request.path().equals(NODES + nodeName)) {
+            ObjectNode object = objects.get(request.path());
+            String[] segments = request.path().split("/");
+            String name = segments[segments.length - 1];
+            String resource = segments.length > 1 ? segments[segments.length - 2] + (request.path().startsWith("/apis/apps/") ? ".apps" : "") : "";
+            if (object == null) {
+                return failure(404, "NotFound", resource + " \"" + name + "\" not found");
+            }
+            if (!request.method().equals("GET")) {
+                return failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+            }
+            return new Answer(200, object.deepCopy());
         }
         if (request.method().equals("GET")) {
             return new Answer(200, node.deepCopy());
@@ -191,7 +254,7 @@ public final class FakeApiServer
         if (!request.method().equals("PATCH")) {
             return failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
         }
-        if (!NodeApiClient.JSON_PATCH.equals(request.contentType())) {
+        if (!KubeApiClient.JSON_PATCH.equals(request.contentType())) {
             return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "
                     + "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
         }
@@ -285,6 +348,7 @@ public final class FakeApiServer
     {
         return switch (code) {
             case 403 -> "Forbidden";
+            case 404 -> "NotFound";
             case 409 -> "Conflict";
             case 429 -> "TooManyRequests";
             case 500 -> "InternalError";
@@ -298,6 +362,7 @@ public final class FakeApiServer
         return switch (code) {
             case 403 -> "nodes \"" + nodeName + "\" is forbidden: User \"system:serviceaccount:linkerd-cni:linkerd-cni\" cannot get resource "
                     + "\"nodes\" in API group \"\" at the cluster scope";
+            case 404 -> "the server could not find the requested resource";
             case 409 -> "Operation cannot be fulfilled on nodes \"" + nodeName + "\": the object has been modified; please apply your changes "
                     + "to the latest version and try again";
             case 429 -> "Too many requests, please try again later.";
@@ -330,7 +395,7 @@ public final class FakeApiServer
         }
     }
 
-    private record Scripted(String method, int status, Map<String, String> headers, Optional<CountDownLatch> hold) {}
+    private record Scripted(String method, String path, int status, Map<String, String> headers, Optional<CountDownLatch> hold) {}
 
     private record Answer(int status, JsonNode body) {}
 

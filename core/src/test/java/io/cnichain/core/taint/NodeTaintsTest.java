@@ -2,6 +2,7 @@ package io.cnichain.core.taint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.kube.KubeApiClient;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -57,12 +58,12 @@ class NodeTaintsTest
     void retryAfterIsSecondsOrAnHttpDate()
     {
         ZonedDateTime now = ZonedDateTime.of(2024, 5, 1, 10, 0, 0, 0, ZoneOffset.UTC);
-        assertThat(NodeApiClient.parseRetryAfter("3", now)).contains(Duration.ofSeconds(3));
-        assertThat(NodeApiClient.parseRetryAfter(" 0 ", now)).contains(Duration.ZERO);
-        assertThat(NodeApiClient.parseRetryAfter("Wed, 01 May 2024 10:00:07 GMT", now)).contains(Duration.ofSeconds(7));
-        assertThat(NodeApiClient.parseRetryAfter("Wed, 01 May 2024 09:00:00 GMT", now)).contains(Duration.ZERO);
-        assertThat(NodeApiClient.parseRetryAfter("soon", now)).isEmpty();
-        assertThat(NodeApiClient.parseRetryAfter("-1", now)).isEmpty();
+        assertThat(KubeApiClient.parseRetryAfter("3", now)).contains(Duration.ofSeconds(3));
+        assertThat(KubeApiClient.parseRetryAfter(" 0 ", now)).contains(Duration.ZERO);
+        assertThat(KubeApiClient.parseRetryAfter("Wed, 01 May 2024 10:00:07 GMT", now)).contains(Duration.ofSeconds(7));
+        assertThat(KubeApiClient.parseRetryAfter("Wed, 01 May 2024 09:00:00 GMT", now)).contains(Duration.ZERO);
+        assertThat(KubeApiClient.parseRetryAfter("soon", now)).isEmpty();
+        assertThat(KubeApiClient.parseRetryAfter("-1", now)).isEmpty();
     }
 
     private static JsonNode json(String text)

@@ -2,6 +2,7 @@ package io.cnichain.core.taint;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.kube.ApiCallException;
 import io.cnichain.core.taint.AttemptOutcome.Result;
 import io.cnichain.core.taint.FakeApiServer.Request;
 import org.junit.jupiter.api.AfterEach;

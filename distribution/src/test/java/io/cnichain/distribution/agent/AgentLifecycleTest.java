@@ -40,7 +40,8 @@ class AgentLifecycleTest
             node.write("30-extra.conflist", "{\"name\":\"extra\",\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"bridge\"},{\"type\":\"linkerd-cni\"}]}");
 
             assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
-            assertThat(agent.log()).contains("SIGTERM received; stopping watches, then removing what we installed")
+            assertThat(agent.log()).contains("SIGTERM received; stopping watches, then deciding whether this is an uninstall")
+                    .contains("SIGTERM: removing our CNI entries, kubeconfig and binaries: not in a cluster")
                     .contains("Removing linkerd-cni config from /etc/cni/net.d/10-oci.conflist")
                     .contains("Removing linkerd-cni config from /etc/cni/net.d/30-extra.conflist")
                     .contains("Skipping /etc/cni/net.d/15-broken.conflist")
@@ -67,7 +68,8 @@ class AgentLifecycleTest
             // does the agent it starts, which then never sees a SIGINT.
             assertThat(agent.signal("TERM")).isZero();
             assertThat(agent.exitCode(Duration.ofSeconds(20))).isZero();
-            assertThat(agent.log()).contains("SIGTERM received").contains("cleanupOnShutdown: false");
+            assertThat(agent.log()).contains("SIGTERM received").contains("SIGTERM: leaving our CNI entries, kubeconfig and binaries in place: "
+                    + "cleanupOnShutdown is never (or --no-cleanup) (cleanupOnShutdown never)");
         }
         assertThat(Files2.patched(file)).isTrue();
         assertThat(node.binDir().resolve("linkerd-cni")).exists();

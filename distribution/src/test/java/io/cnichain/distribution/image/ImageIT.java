@@ -2,6 +2,7 @@ package io.cnichain.distribution.image;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.shutdown.StandInCluster;
 import io.cnichain.distribution.kubernetes.AgentResources;
 import io.cnichain.distribution.runtime.Commands;
 import io.cnichain.distribution.runtime.Layout;
@@ -20,7 +21,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -175,6 +178,50 @@ class ImageIT
         assertThat(RuntimeNode.json(primary.installedFile())).isEqualTo(primary.original());
         assertThat(node.installedPlugin()).doesNotExist();
         assertThat(node.kubeconfig()).doesNotExist();
+    }
+
+    /**
+     * The DaemonSet's environment (the downward API's variables, the start-up taint enabled) against the stand-in API
+     * server (no real one can run here), reached over the host's network: the agent removes the taint, then on SIGTERM
+     * asks whether this is an uninstall, keeps everything, and stays within the DaemonSet's memory all along, counting
+     * every process of the container.
+     */
+    @Test
+    void removesTheTaintAndKeepsThePluginOnSigtermWithinTheDaemonSetsMemory()
+            throws Exception
+    {
+        Layout.Primary primary = Layout.PLAIN_CONFLIST.lay(node);
+        Path pluginBin = AgentContainer.copyPluginBinary(node, PluginImage.build(sandbox, node));
+        try (StandInCluster cluster = StandInCluster.start(node.serviceAccountDir())) {
+            cluster.server().changeNode(apiNode -> apiNode.with("spec").putArray("taints").addObject().put("key", "cni-chain.io/not-ready")
+                    .put("value", "true").put("effect", "NoSchedule"));
+            Map<String, String> env = new LinkedHashMap<>(AgentContainer.nodeEnv(node));
+            env.putAll(cluster.environment());
+            env.put("NODE_TAINT_ENABLED", "true");
+            AgentContainer agent = AgentContainer.start(node, image, pluginBin, env, List.of("CHOWN"));
+            long pid = agent.pid();
+            MemorySampler memory = MemorySampler.start(pid);
+            agent.awaitReady(Duration.ofSeconds(60));
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (cluster.server().node().path("spec").path("taints").size() > 0) {
+                assertThat(System.nanoTime()).as("the taint was not removed:\n" + agent.logs()).isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            Thread.sleep(500);
+            long afterTaint = kilobytes(status(Path.of("/proc", Long.toString(pid)), "VmRSS"));
+            agent.stop(30);
+            assertThat(agent.awaitExit()).as(agent.logs()).isZero();
+            MemorySampler.Peaks peaks = memory.stop();
+            long limit = AgentResources.memoryLimitBytes() / 1024;
+            Steps.say("agent in the image with the start-up taint and the decision on SIGTERM: " + afterTaint / 1024 + " MiB resident after the taint's "
+                    + "removal, the agent's peak " + peaks.agentKib() / 1024 + " MiB, the container's peak (every process) " + peaks.totalKib() / 1024
+                    + " MiB, " + peaks.processes() + " process(es) at most (limit " + limit / 1024 + " MiB)");
+            assertThat(agent.logs()).contains("SIGTERM: leaving our CNI entries, kubeconfig and binaries in place: DaemonSet cni-chain/cni-chain exists");
+            assertThat(peaks.totalKib()).as("peak resident KiB of every process of the container, below the DaemonSet's memory limit").isLessThan(limit);
+            assertThat(RuntimeNode.pluginTypes(RuntimeNode.json(primary.installedFile()))).endsWith(RuntimeNode.PLUGIN);
+            assertThat(node.installedPlugin()).exists();
+            assertThat(node.kubeconfig()).exists();
+        }
     }
 
     private Commands.Result run(String... args)

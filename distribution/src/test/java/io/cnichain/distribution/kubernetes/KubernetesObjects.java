@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -35,7 +37,9 @@ final class KubernetesObjects
             "v1/ConfigMap", ConfigMap.class,
             "apps/v1/DaemonSet", DaemonSet.class,
             "rbac.authorization.k8s.io/v1/ClusterRole", ClusterRole.class,
-            "rbac.authorization.k8s.io/v1/ClusterRoleBinding", ClusterRoleBinding.class);
+            "rbac.authorization.k8s.io/v1/ClusterRoleBinding", ClusterRoleBinding.class,
+            "rbac.authorization.k8s.io/v1/Role", Role.class,
+            "rbac.authorization.k8s.io/v1/RoleBinding", RoleBinding.class);
 
     private static final JsonMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

@@ -1,6 +1,8 @@
 package io.cnichain.distribution.kubernetes;
 
 import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.config.CleanupMode;
+import io.cnichain.core.config.PodIdentity;
 import io.cnichain.core.json.CniJson;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -88,7 +90,9 @@ class ManifestsTest
         assertThat(rendered.pod().getAutomountServiceAccountToken()).as("the token the plugin's kubeconfig holds").isTrue();
         assertThat(config.apiServer().host()).as("from the service Kubernetes sets").contains("10.96.0.1");
 
-        assertThat(config.run().cleanupOnShutdown()).isTrue();
+        assertThat(config.run().cleanupOnShutdown()).as("an update or a node shutdown keeps the plugin in place").isEqualTo(CleanupMode.AUTO);
+        assertThat(config.run().pod()).as("who the agent is, for the decision on SIGTERM")
+                .contains(new PodIdentity(rendered.daemonSet().getMetadata().getNamespace(), Rendered.POD_NAME, Rendered.NODE_NAME));
         assertThat(rendered.pod().getTerminationGracePeriodSeconds()).as("grace period covers the cleanup")
                 .isGreaterThanOrEqualTo(config.run().shutdownTimeout().toSeconds() + 5);
     }
@@ -210,10 +214,33 @@ class ManifestsTest
             assertThat(subject.getName()).isEqualTo(serviceAccount);
             assertThat(subject.getNamespace()).isEqualTo(namespace);
         });
-        assertThat(rendered.clusterRole().getRules()).singleElement().satisfies((PolicyRule rule) -> {
+        assertThat(rendered.clusterRole().getRules()).satisfiesExactly((PolicyRule rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("");
             assertThat(rule.getResources()).containsExactlyInAnyOrder("pods", "namespaces");
             assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+        }, (PolicyRule rule) -> {
+            // The decision on SIGTERM reads the agent's node.
+            assertThat(rule.getApiGroups()).containsExactly("");
+            assertThat(rule.getResources()).containsExactly("nodes");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        });
+        // And its own pod and DaemonSet, in its own namespace only.
+        assertThat(rendered.role().getMetadata().getNamespace()).isEqualTo(namespace);
+        assertThat(rendered.role().getRules()).satisfiesExactlyInAnyOrder((PolicyRule rule) -> {
+            assertThat(rule.getApiGroups()).containsExactly("");
+            assertThat(rule.getResources()).containsExactly("pods");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        }, (PolicyRule rule) -> {
+            assertThat(rule.getApiGroups()).containsExactly("apps");
+            assertThat(rule.getResources()).containsExactly("daemonsets");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        });
+        assertThat(rendered.roleBinding().getRoleRef().getKind()).isEqualTo("Role");
+        assertThat(rendered.roleBinding().getRoleRef().getName()).isEqualTo(rendered.role().getMetadata().getName());
+        assertThat(rendered.roleBinding().getSubjects()).singleElement().satisfies(subject -> {
+            assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+            assertThat(subject.getName()).isEqualTo(serviceAccount);
+            assertThat(subject.getNamespace()).isEqualTo(namespace);
         });
     }
 

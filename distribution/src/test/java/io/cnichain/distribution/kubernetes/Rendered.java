@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,6 +38,8 @@ record Rendered(List<HasMetadata> objects)
 {
     /** The node name the downward API gives in these checks. */
     static final String NODE_NAME = "node-a";
+    /** The pod name the downward API gives in these checks. */
+    static final String POD_NAME = "cni-chain-x7k2p";
     /** What Kubernetes sets in every container: the API server's service. */
     static final Map<String, String> SERVICE_ENV = Map.of("KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443");
 
@@ -79,6 +83,16 @@ record Rendered(List<HasMetadata> objects)
     ClusterRole clusterRole()
     {
         return one(ClusterRole.class);
+    }
+
+    Role role()
+    {
+        return one(Role.class);
+    }
+
+    RoleBinding roleBinding()
+    {
+        return one(RoleBinding.class);
     }
 
     ClusterRoleBinding clusterRoleBinding()
@@ -148,8 +162,17 @@ record Rendered(List<HasMetadata> objects)
             }
             return value;
         }
-        if (from.getFieldRef() != null && from.getFieldRef().getFieldPath().equals("spec.nodeName")) {
-            return NODE_NAME;
+        if (from.getFieldRef() != null) {
+            switch (from.getFieldRef().getFieldPath()) {
+                case "spec.nodeName":
+                    return NODE_NAME;
+                case "metadata.name":
+                    return POD_NAME;
+                case "metadata.namespace":
+                    return daemonSet().getMetadata().getNamespace();
+                default:
+                    break;
+            }
         }
         throw new AssertionError(variable.getName() + ": an unexpected valueFrom " + from);
     }

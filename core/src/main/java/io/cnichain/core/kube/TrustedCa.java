@@ -1,4 +1,4 @@
-package io.cnichain.core.taint;
+package io.cnichain.core.kube;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -16,7 +16,7 @@ import java.util.Collection;
  * A TLS context that trusts the certificates of one PEM file and nothing else (not the JDK's CAs), built in memory.
  * Host names are checked by the HTTP client, for https.
  */
-final class TrustedCa
+public final class TrustedCa
 {
     private TrustedCa() {}
 
@@ -26,7 +26,7 @@ final class TrustedCa
      * @return a context trusting exactly those certificates
      * @throws ApiCallException when the file holds no certificate
      */
-    static SSLContext sslContext(byte[] pem, Path file)
+    public static SSLContext sslContext(byte[] pem, Path file)
             throws ApiCallException
     {
         Collection<? extends Certificate> certificates;

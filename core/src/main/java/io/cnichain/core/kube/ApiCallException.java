@@ -1,4 +1,4 @@
-package io.cnichain.core.taint;
+package io.cnichain.core.kube;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -6,10 +6,10 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A call to the API server that failed and is worth retrying later. Internal to the remover's thread, which turns
- * it into a back-off step and {@link TaintRemovalState#lastError()}; it never reaches the reconcile loop.
+ * A call to the API server that failed. The taint remover turns it into a back-off step and
+ * {@code /readyz} detail; the shutdown decision into its reason. It never reaches the reconcile loop.
  */
-final class ApiCallException
+public final class ApiCallException
         extends Exception
 {
     private final String kind;
@@ -21,24 +21,24 @@ final class ApiCallException
      * @param message    one line for the log and {@code /readyz}
      * @param retryAfter the server's {@code Retry-After}, if any
      */
-    ApiCallException(String kind, String message, Optional<Duration> retryAfter)
+    public ApiCallException(String kind, String message, Optional<Duration> retryAfter)
     {
         super(message, null, false, false);
         this.kind = requireNonNull(kind, "kind is null");
         this.retryAfter = requireNonNull(retryAfter, "retryAfter is null");
     }
 
-    ApiCallException(String kind, String message)
+    public ApiCallException(String kind, String message)
     {
         this(kind, message, Optional.empty());
     }
 
-    String kind()
+    public String kind()
     {
         return kind;
     }
 
-    Optional<Duration> retryAfter()
+    public Optional<Duration> retryAfter()
     {
         return retryAfter;
     }

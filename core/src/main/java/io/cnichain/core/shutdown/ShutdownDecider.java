@@ -1,0 +1,178 @@
+package io.cnichain.core.shutdown;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.config.ApiServerSettings;
+import io.cnichain.core.config.CleanupMode;
+import io.cnichain.core.config.PodIdentity;
+import io.cnichain.core.kube.ApiCallException;
+import io.cnichain.core.kube.KubeApiClient;
+import io.cnichain.core.kube.KubeApiClient.Hint;
+import io.cnichain.core.shutdown.ShutdownDecision.Reason;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Decides, when the agent is stopped, whether this is an uninstall (remove what we installed) or not (an update, a
+ * restart, a node shutdown: keep it, so that no pod starts without the plugin in between). With
+ * {@code cleanupOnShutdown: auto} in a cluster it asks the API server: the agent's pod, its DaemonSet, its node. Only a
+ * DaemonSet that is gone, being deleted, or no longer placing a pod here means an uninstall. An API server that does
+ * not answer in time means "keep": a node going down often loses its network first, a kept entry names a binary that
+ * stays on disk, and {@code cni-chain uninstall} clears it.
+ */
+public final class ShutdownDecider
+{
+    /** At most this long for all three calls, whatever the shutdown timeout: cleanup needs the rest. */
+    static final Duration MAX_BUDGET = Duration.ofSeconds(5);
+
+    private final CleanupMode mode;
+    private final Optional<PodIdentity> pod;
+    private final ApiServerSettings api;
+    private final Duration budget;
+
+    /**
+     * @param mode   {@code cleanupOnShutdown}
+     * @param pod    the agent's pod and node, if known
+     * @param api    the API server and the service account
+     * @param budget how long the calls may take in all
+     */
+    public ShutdownDecider(CleanupMode mode, Optional<PodIdentity> pod, ApiServerSettings api, Duration budget)
+    {
+        this.mode = requireNonNull(mode, "mode is null");
+        this.pod = requireNonNull(pod, "pod is null");
+        this.api = requireNonNull(api, "api is null");
+        this.budget = requireNonNull(budget, "budget is null");
+    }
+
+    /** The agent's: half its shutdown timeout, at most {@link #MAX_BUDGET}, for the calls. */
+    public static ShutdownDecider fromConfig(AgentConfig config)
+    {
+        Duration half = config.run().shutdownTimeout().dividedBy(2);
+        return new ShutdownDecider(config.run().cleanupOnShutdown(), config.run().pod(), config.apiServer(),
+                half.compareTo(MAX_BUDGET) < 0 ? half : MAX_BUDGET);
+    }
+
+    /** @return what to do, within the budget */
+    public ShutdownDecision decide()
+    {
+        switch (mode) {
+            case ALWAYS:
+                return ShutdownDecision.cleanUp(Reason.CONFIGURED_ALWAYS, "cleanupOnShutdown is always");
+            case NEVER:
+                return ShutdownDecision.keep(Reason.CONFIGURED_NEVER, "cleanupOnShutdown is never (or --no-cleanup)");
+            default:
+                break;
+        }
+        if (pod.isEmpty() || api.host().isEmpty() || api.port().isEmpty()) {
+            return ShutdownDecision.cleanUp(Reason.OUTSIDE_CLUSTER, "not in a cluster (cleanupOnShutdown auto asks the API server only when "
+                    + "KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT, POD_NAME, POD_NAMESPACE and NODE_NAME are set; not set: " + missing() + ")");
+        }
+        if (!api.protocol().equals("https")) {
+            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "cannot ask the API server: KUBERNETES_SERVICE_PROTOCOL is " + api.protocol()
+                    + " and the agent sends its token over https only");
+        }
+        KubeApiClient client = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), budget, budget);
+        FutureTask<ShutdownDecision> asking = new FutureTask<>(() -> ask(client, pod.get()));
+        Thread thread = new Thread(asking, "shutdown-decision");
+        // Abandoned, not waited for, when the API server does not answer in time: the process is exiting.
+        thread.setDaemon(true);
+        thread.start();
+        try {
+            return asking.get(budget.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (TimeoutException e) {
+            asking.cancel(true);
+            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "the API server did not answer within " + budget.toMillis() + " ms");
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "interrupted while asking the API server");
+        }
+        catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof ApiCallException failure) {
+                return ShutdownDecision.keep(Reason.API_UNAVAILABLE, failure.getMessage());
+            }
+            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "unexpected " + cause);
+        }
+    }
+
+    private String missing()
+    {
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        if (api.host().isEmpty()) {
+            missing.add("KUBERNETES_SERVICE_HOST");
+        }
+        if (api.port().isEmpty()) {
+            missing.add("KUBERNETES_SERVICE_PORT");
+        }
+        if (pod.isEmpty()) {
+            missing.add("POD_NAME, POD_NAMESPACE or NODE_NAME");
+        }
+        return String.join(", ", missing);
+    }
+
+    /** The three reads, in order; each answer decides or leads to the next. */
+    static ShutdownDecision ask(KubeApiClient client, PodIdentity self)
+            throws ApiCallException, InterruptedException
+    {
+        String ns = self.namespace();
+        String podPath = "/api/v1/namespaces/" + ns + "/pods/" + self.pod();
+        Optional<JsonNode> pod = client.find(podPath, new Hint(" (the agent's Role must allow get on pods in namespace " + ns + ")", ""));
+        if (pod.isEmpty()) {
+            throw new ApiCallException("HTTP 404", "GET " + podPath + ": HTTP 404: the agent's own pod is not found, so its DaemonSet is unknown "
+                    + "(POD_NAME and POD_NAMESPACE must be the pod's, from the downward API)");
+        }
+        Optional<JsonNode> owner = controller(pod.get());
+        if (owner.isEmpty()) {
+            return ShutdownDecision.cleanUp(Reason.NO_DAEMONSET, "pod " + ns + "/" + self.pod() + " has no DaemonSet as its controller, "
+                    + "so nothing will start the agent again here");
+        }
+        String name = owner.get().path("name").asText();
+        String uid = owner.get().path("uid").asText();
+        String dsName = "DaemonSet " + ns + "/" + name;
+        Optional<JsonNode> daemonSet = client.find("/apis/apps/v1/namespaces/" + ns + "/daemonsets/" + name,
+                new Hint(" (the agent's Role must allow get on daemonsets in namespace " + ns + ")", ""));
+        if (daemonSet.isEmpty()) {
+            return ShutdownDecision.cleanUp(Reason.DAEMONSET_GONE, dsName + " is gone: an uninstall");
+        }
+        JsonNode metadata = daemonSet.get().path("metadata");
+        if (!metadata.path("uid").asText().equals(uid)) {
+            return ShutdownDecision.cleanUp(Reason.DAEMONSET_REPLACED, dsName + " has uid " + metadata.path("uid").asText() + ", not " + uid
+                    + " which made this pod: the one that did was deleted");
+        }
+        if (metadata.hasNonNull("deletionTimestamp")) {
+            return ShutdownDecision.cleanUp(Reason.DAEMONSET_DELETING, dsName + " is being deleted (deletionTimestamp "
+                    + metadata.path("deletionTimestamp").asText() + "): an uninstall");
+        }
+        String nodePath = "/api/v1/nodes/" + self.node();
+        Optional<JsonNode> node = client.find(nodePath, new Hint(" (the agent's ClusterRole must allow get on nodes)", ""));
+        if (node.isEmpty()) {
+            return ShutdownDecision.cleanUp(Reason.NODE_GONE, "node " + self.node() + " is gone from the API");
+        }
+        Optional<String> whyNot = NodePlacement.whyNot(daemonSet.get().path("spec").path("template").path("spec"), node.get());
+        if (whyNot.isPresent()) {
+            return ShutdownDecision.cleanUp(Reason.NOT_PLACED, dsName + " no longer places a pod on node " + self.node() + ": " + whyNot.get());
+        }
+        return ShutdownDecision.keep(Reason.STILL_PLACED, dsName + " exists and still places a pod on node " + self.node()
+                + ": an update, a restart or a node shutdown, not an uninstall");
+    }
+
+    private static Optional<JsonNode> controller(JsonNode pod)
+    {
+        for (JsonNode reference : pod.path("metadata").path("ownerReferences")) {
+            if (reference.path("controller").asBoolean(false)) {
+                boolean daemonSet = reference.path("kind").asText().equals("DaemonSet") && reference.path("apiVersion").asText().startsWith("apps/");
+                return daemonSet ? Optional.of(reference) : Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+}
