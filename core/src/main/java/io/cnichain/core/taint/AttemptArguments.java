@@ -4,16 +4,11 @@ import io.cnichain.core.config.ApiServerSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * What one removal attempt in the child process needs, passed on its command line as {@code --name=value}. Never the
- * token: {@code ps} shows a command line to every user of the node, so the child reads the token file itself.
+ * What one removal attempt needs. Never the token itself: the client reads the token file for every request.
  *
  * @param host             the API server's host ({@code KUBERNETES_SERVICE_HOST}); https only
  * @param port             its port
@@ -61,54 +56,5 @@ record AttemptArguments(String host, String port, String node, String key, Path 
     AttemptArguments withRereadsInARow(int rereads)
     {
         return new AttemptArguments(host, port, node, key, tokenFile, caFile, connectTimeout, requestTimeout, immediateRereads, rereads);
-    }
-
-    /** The command-line arguments, one per component. */
-    List<String> toArgs()
-    {
-        return List.of("--host=" + host, "--port=" + port, "--node=" + node, "--key=" + key, "--token-file=" + tokenFile, "--ca-file=" + caFile,
-                "--connect-timeout-ms=" + connectTimeout.toMillis(), "--request-timeout-ms=" + requestTimeout.toMillis(),
-                "--immediate-rereads=" + immediateRereads, "--rereads-in-a-row=" + rereadsInARow);
-    }
-
-    /**
-     * @param args what {@link #toArgs()} made
-     * @return the arguments
-     * @throws IllegalArgumentException when one is missing, unknown, repeated or malformed
-     */
-    static AttemptArguments parse(String[] args)
-    {
-        Map<String, String> values = new HashMap<>();
-        for (String arg : args) {
-            int equals = arg.indexOf('=');
-            if (!arg.startsWith("--") || equals < 0) {
-                throw new IllegalArgumentException("not --name=value: " + arg);
-            }
-            if (values.put(arg.substring(2, equals), arg.substring(equals + 1)) != null) {
-                throw new IllegalArgumentException("given twice: " + arg.substring(0, equals));
-            }
-        }
-        List<String> names = new ArrayList<>(List.of("host", "port", "node", "key", "token-file", "ca-file", "connect-timeout-ms",
-                "request-timeout-ms", "immediate-rereads", "rereads-in-a-row"));
-        names.removeAll(values.keySet());
-        if (!names.isEmpty()) {
-            throw new IllegalArgumentException("missing: --" + String.join(", --", names));
-        }
-        if (values.size() != 10) {
-            throw new IllegalArgumentException("unknown arguments among " + values.keySet());
-        }
-        return new AttemptArguments(values.get("host"), values.get("port"), values.get("node"), values.get("key"), Path.of(values.get("token-file")),
-                Path.of(values.get("ca-file")), Duration.ofMillis(number(values, "connect-timeout-ms")),
-                Duration.ofMillis(number(values, "request-timeout-ms")), (int) number(values, "immediate-rereads"),
-                (int) number(values, "rereads-in-a-row"));
-    }
-
-    private static long number(Map<String, String> values, String name)
-    {
-        String value = values.get(name);
-        if (!value.matches("[0-9]{1,9}")) {
-            throw new IllegalArgumentException("--" + name + " is not a number: " + value);
-        }
-        return Long.parseLong(value);
     }
 }

@@ -1,22 +1,14 @@
 package io.cnichain.core.taint;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.cnichain.core.json.CniJson;
 import io.cnichain.core.kube.ApiCallException;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * How one removal attempt ended: the last line the child process writes, such as
- * {@code {"outcome":"REMOVED","taints":"cni-chain.io/not-ready=true:NoSchedule","rereadsInARow":0}} or
- * {@code {"outcome":"RETRY","kind":"HTTP 429","error":"GET /api/v1/nodes/node-1: HTTP 429 …","retryAfterMs":1000,"rereadsInARow":0}}.
- * The agent makes the same of a child that could not start, was killed at its deadline or ended without one.
+ * How one removal attempt ended.
  *
  * @param result        how it ended
  * @param taints        the taints removed ({@link Result#REMOVED}), as kubectl writes them
@@ -27,7 +19,6 @@ import static java.util.Objects.requireNonNull;
  */
 record AttemptOutcome(Result result, Optional<String> taints, Optional<String> kind, Optional<String> error, Optional<Duration> retryAfter,
         int rereadsInARow)
-        implements ChildLine
 {
     AttemptOutcome
     {
@@ -52,7 +43,7 @@ record AttemptOutcome(Result result, Optional<String> taints, Optional<String> k
         STOPPED,
         /** A call failed in a way worth retrying with back-off (the API server, the network, TLS, the token or CA file). */
         RETRY,
-        /** The attempt itself failed: bad arguments, a bug, a child that could not start, hung or crashed. Also retried. */
+        /** The attempt itself failed: a bug. Also retried. */
         FATAL
     }
 
@@ -81,39 +72,5 @@ record AttemptOutcome(Result result, Optional<String> taints, Optional<String> k
     boolean failed()
     {
         return result == Result.RETRY || result == Result.FATAL;
-    }
-
-    @Override
-    public String toJson()
-    {
-        ObjectNode json = JsonNodeFactory.instance.objectNode().put("outcome", result.name());
-        taints.ifPresent(value -> json.put("taints", value));
-        kind.ifPresent(value -> json.put("kind", value));
-        error.ifPresent(value -> json.put("error", value));
-        retryAfter.ifPresent(value -> json.put("retryAfterMs", value.toMillis()));
-        return CniJson.compact(json.put("rereadsInARow", rereadsInARow));
-    }
-
-    /** @return the outcome, or empty when the object is not one */
-    static Optional<AttemptOutcome> fromJson(JsonNode json)
-    {
-        String name = json.path("outcome").asText("");
-        Optional<Result> result = Arrays.stream(Result.values()).filter(value -> value.name().equals(name)).findFirst();
-        if (result.isEmpty() || !json.path("rereadsInARow").isInt()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new AttemptOutcome(result.get(), text(json, "taints"), text(json, "kind"), text(json, "error"),
-                    json.path("retryAfterMs").isIntegralNumber() ? Optional.of(Duration.ofMillis(json.path("retryAfterMs").asLong())) : Optional.empty(),
-                    json.path("rereadsInARow").asInt()));
-        }
-        catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static Optional<String> text(JsonNode json, String field)
-    {
-        return json.path(field).isTextual() ? Optional.of(json.path(field).asText()) : Optional.empty();
     }
 }

@@ -3,7 +3,7 @@ package io.cnichain.core.taint;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
-/** Runs one removal attempt to its end. The agent's runs it in a child JVM: {@link TaintRemovalChild}. */
+/** Runs one removal attempt to its end: {@link InProcessAttempts}. */
 @FunctionalInterface
 interface AttemptRunner
 {
@@ -14,6 +14,14 @@ interface AttemptRunner
      * @return how it ended
      * @throws InterruptedException when interrupted; nothing of the attempt is left running
      */
-    AttemptOutcome attempt(AttemptArguments attempt, BooleanSupplier mayPatch, Consumer<ChildLine.Changed> onChanged)
+    AttemptOutcome attempt(AttemptArguments attempt, BooleanSupplier mayPatch, Consumer<Changed> onChanged)
             throws InterruptedException;
+
+    /**
+     * The patch found the node changed since it was read (422 from a {@code test}, 409); the node is read again now.
+     *
+     * @param status        the answer's status
+     * @param rereadsInARow changed-node answers in a row so far
+     */
+    record Changed(int status, int rereadsInARow) {}
 }

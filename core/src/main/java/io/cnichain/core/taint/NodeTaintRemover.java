@@ -28,10 +28,8 @@ import static java.util.Objects.requireNonNull;
  * time the agent is ready, so a slow API server never stalls the loop. The thread ends once the taint is gone, or
  * was never there, or at {@link #close()}.
  *
- * <p>The calls themselves are made by a short-lived child JVM, one per attempt ({@link TaintRemovalMain}): the TLS
- * stack and the HTTP client would otherwise stay in the agent's memory for its whole life. The thread runs the
- * child, answers its question before each patch (only while the agent is ready), and kills it at its deadline or at
- * {@link #close()}.
+ * <p>The calls are made on that thread ({@link InProcessAttempts}), each bounded by the policy's timeouts; a patch is
+ * sent only while the agent is ready, and {@link #close()} interrupts a call in flight.
  */
 public final class NodeTaintRemover
         implements AutoCloseable
@@ -63,10 +61,10 @@ public final class NodeTaintRemover
      */
     public NodeTaintRemover(NodeTaintSettings settings, ApiServerSettings api, RetryPolicy policy)
     {
-        this(settings, api, policy, TaintRemovalChild::likeThisJvm);
+        this(settings, api, policy, InProcessAttempts::new);
     }
 
-    /** @param attempts what runs the attempts (the agent's: a child JVM each), made on the remover's thread */
+    /** @param attempts what runs the attempts, made on the remover's thread */
     NodeTaintRemover(NodeTaintSettings settings, ApiServerSettings api, RetryPolicy policy, Supplier<AttemptRunner> attempts)
     {
         if (!settings.enabled()) {
@@ -88,7 +86,7 @@ public final class NodeTaintRemover
     /**
      * @param config the agent's configuration
      * @return a remover with the default policy, or empty when {@code nodeTaint.enabled} is false (nothing is
-     *         created then: no thread, no child process)
+     *         created then: no thread, no client)
      */
     public static Optional<NodeTaintRemover> fromConfig(AgentConfig config)
     {
@@ -133,7 +131,7 @@ public final class NodeTaintRemover
     }
 
     /**
-     * Stops the thread, killing a child process in flight (a patch it has sent may still be applied); waits for the
+     * Stops the thread, interrupting a call in flight (a patch already sent may still be applied); waits for the
      * thread at most 2 s. The taint stays as it is.
      */
     @Override
@@ -206,7 +204,7 @@ public final class NodeTaintRemover
             }
         }
         catch (InterruptedException e) {
-            // close(): the child is gone, the taint stays as it is
+            // close(): the call in flight is abandoned, the taint stays as it is
         }
     }
 

@@ -27,18 +27,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The taint remover against {@link FakeApiServer}, a stand-in for the API server (HTTPS on 127.0.0.1 with a
- * certificate of a CA made by keytool; GET and JSON-patch PATCH of the node with the API's semantics). The attempts
- * run in a real child JVM ({@link TaintRemovalMain}, the test JVM's {@code java} and class path), as in the agent:
- * {@link #remover}. Tests of the remover's decisions only run the child's code on the remover's thread instead, to
- * spare a JVM start per attempt: {@link #inProcess} ({@link InProcessAttempts}). Timings are short and injected ({@link RetryPolicy}); negative checks wait for an event first (a state the remover
- * publishes after its attempt, a request the stub saw, the remover's thread gone), never for a fixed time. After each
- * test, once its removers are closed, no child process may be left.
+ * certificate of a CA made by keytool; GET and JSON-patch PATCH of the node with the API's semantics). Timings are
+ * short and injected ({@link RetryPolicy}); negative checks wait for an event first (a state the remover publishes
+ * after its attempt, a request the stub saw, the remover's thread gone), never for a fixed time. After each test, once
+ * its removers are closed, no remover thread may be left.
  */
 class NodeTaintRemoverTest
 {
@@ -81,7 +78,7 @@ class NodeTaintRemoverTest
         for (AutoCloseable closeable : toClose) {
             closeable.close();
         }
-        assertThat(children()).as("child processes left").isEmpty();
+        assertThat(workerAlive()).as("the remover's thread left").isFalse();
     }
 
     @Test
@@ -124,7 +121,6 @@ class NodeTaintRemoverTest
                 "INFO Removed taint cni-chain.io/not-ready=true:NoSchedule from node node-1; pods can be scheduled on it");
 
         awaitWorkerEnd();
-        assertThat(children()).as("the child ended with the attempt").isEmpty();
         remover.onReadiness(false);
         remover.onReadiness(true);
         assertThat(workerAlive()).as("finished: readiness changes start nothing").isFalse();
@@ -137,7 +133,7 @@ class NodeTaintRemoverTest
     {
         String oursNoExecute = "{\"key\":\"cni-chain.io/not-ready\",\"effect\":\"NoExecute\"}";
         FakeApiServer server = server(OURS, KUBELETS, oursNoExecute);
-        NodeTaintRemover remover = inProcess(server, FAST);
+        NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         awaitState(remover, state -> state.phase() == Phase.REMOVED);
         assertThat(server.requests().get(1).json()).as("last position first").isEqualTo(json("["
@@ -177,7 +173,7 @@ class NodeTaintRemoverTest
     {
         FakeApiServer server = server(OURS);
         server.answerNext("PATCH", 409, Map.of());
-        NodeTaintRemover remover = inProcess(server, FAST);
+        NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         awaitState(remover, state -> state.phase() == Phase.REMOVED);
         assertThat(server.requests()).extracting(Request::method).containsExactly("GET", "PATCH", "GET", "PATCH");
@@ -193,7 +189,7 @@ class NodeTaintRemoverTest
         for (int i = 0; i < 5; i++) {
             server.answerNext("PATCH", 409, Map.of());
         }
-        NodeTaintRemover remover = inProcess(server, FAST);
+        NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         TaintRemovalState done = awaitState(remover, state -> state.phase() == Phase.REMOVED);
 
@@ -238,7 +234,7 @@ class NodeTaintRemoverTest
     {
         Files.delete(serviceAccount.resolve("token"));
         FakeApiServer server = server(OURS);
-        NodeTaintRemover remover = inProcess(server, FAST);
+        NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         TaintRemovalState failing = awaitState(remover, state -> state.failedAttempts() >= 1);
         assertThat(failing.lastError()).contains(serviceAccount.resolve("token") + ": the service-account token does not exist; no request sent");
@@ -273,7 +269,7 @@ class NodeTaintRemoverTest
             throws Exception
     {
         FakeApiServer server = register(FakeApiServer.start(certificates.serverForAnotherName(), node(OURS), "token-1"));
-        NodeTaintRemover remover = inProcess(server, FAST);
+        NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         TaintRemovalState failing = awaitState(remover, state -> state.failedAttempts() >= 1);
         assertThat(failing.lastError()).get().asString().contains(": TLS failed, nothing sent").contains("127.0.0.1");
@@ -316,7 +312,7 @@ class NodeTaintRemoverTest
         CountDownLatch release = new CountDownLatch(1);
         server.holdNext("GET", release);
         // The request timeout covers the TLS handshake too, which on a cold JVM on a busy machine takes a while.
-        NodeTaintRemover remover = inProcess(server, new RetryPolicy(ms(100), ms(400), Duration.ofSeconds(5), Duration.ofSeconds(5), ms(2000), 3));
+        NodeTaintRemover remover = remover(server, new RetryPolicy(ms(100), ms(400), Duration.ofSeconds(5), Duration.ofSeconds(5), ms(2000), 3));
         remover.onReadiness(true);
         server.awaitRequests(1, WAIT);
 
@@ -373,7 +369,7 @@ class NodeTaintRemoverTest
             throws Exception
     {
         FakeApiServer server = server(KUBELETS);
-        NodeTaintRemover remover = inProcess(server, FAST);
+        NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         TaintRemovalState done = awaitState(remover, state -> state.phase() == Phase.ABSENT);
         assertThat(done.removedGauge()).isOne();
@@ -395,7 +391,7 @@ class NodeTaintRemoverTest
     {
         FakeApiServer server = server(OURS);
         server.answerNext("GET", 403, Map.of());
-        NodeTaintRemover remover = inProcess(server, new RetryPolicy(Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofMinutes(5),
+        NodeTaintRemover remover = remover(server, new RetryPolicy(Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofMinutes(5),
                 Duration.ofSeconds(5), Duration.ofSeconds(5), 3));
         remover.onReadiness(true);
         TaintRemovalState failing = awaitState(remover, state -> state.failedAttempts() == 1);
@@ -417,7 +413,7 @@ class NodeTaintRemoverTest
     }
 
     @Test
-    void closeKillsTheChildInFlightAndLogsNothing()
+    void closeInterruptsTheCallInFlightAndLogsNothing()
             throws Exception
     {
         FakeApiServer server = server(OURS);
@@ -426,16 +422,11 @@ class NodeTaintRemoverTest
         NodeTaintRemover remover = remover(server, FAST);
         remover.onReadiness(true);
         server.awaitRequests(1, WAIT);
-        List<ProcessHandle> inFlight = children();
-        assertThat(inFlight).hasSize(1);
-        assertThat(List.of(inFlight.get(0).info().arguments().orElseThrow())).as("the token file, never the token")
-                .contains("--token-file=" + serviceAccount.resolve("token")).noneMatch(argument -> argument.contains("token-1"));
 
         long start = System.nanoTime();
         remover.close();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
         assertThat(workerAlive()).isFalse();
-        assertThat(inFlight.get(0).isAlive()).isFalse();
         release.countDown();
         assertThat(server.requests()).extracting(Request::method).containsExactly("GET");
         assertThat(server.node().at("/spec/taints")).isEqualTo(json("[" + OURS + "]"));
@@ -443,24 +434,6 @@ class NodeTaintRemoverTest
         assertThat(lines()).containsExactly(
                 "INFO Taint cni-chain.io/not-ready stays on node node-1 until the chained plugin is in place",
                 "INFO Agent ready; removing taint cni-chain.io/not-ready from node node-1");
-    }
-
-    @Test
-    void aJavaThatCannotBeStartedIsAnErrorThatSaysSo()
-            throws Exception
-    {
-        FakeApiServer server = server(OURS);
-        Path missing = serviceAccount.resolve("no-such-jdk/bin/java");
-        NodeTaintRemover remover = remover(server, FAST,
-                () -> new TaintRemovalChild(missing.toString(), System.getProperty("java.class.path"), Optional.empty()));
-        remover.onReadiness(true);
-        TaintRemovalState failing = awaitState(remover, state -> state.failedAttempts() >= 2);
-        assertThat(failing.lastError()).get().asString()
-                .startsWith("the child process that calls the API server cannot be started: Cannot run program \"" + missing + "\"");
-        assertThat(lines()).filteredOn(line -> line.startsWith("WARN")).singleElement().asString()
-                .startsWith("WARN Cannot remove taint cni-chain.io/not-ready from node node-1 yet, retrying with back-off: the child process that "
-                        + "calls the API server cannot be started: Cannot run program");
-        assertThat(server.requests()).isEmpty();
     }
 
     private FakeApiServer server(String... taints)
@@ -476,35 +449,15 @@ class NodeTaintRemoverTest
                 + "]},\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}");
     }
 
-    /** As the agent makes it: every attempt in a child JVM. */
+    /** As the agent makes it. */
     private NodeTaintRemover remover(FakeApiServer server, RetryPolicy policy)
     {
         return register(new NodeTaintRemover(new NodeTaintSettings(true, KEY, Optional.of(NODE)), api(server), policy));
     }
 
-    /** The child's code on the remover's thread: for what does not depend on the process. */
-    private NodeTaintRemover inProcess(FakeApiServer server, RetryPolicy policy)
-    {
-        return remover(server, policy, InProcessAttempts::new);
-    }
-
-    private NodeTaintRemover remover(FakeApiServer server, RetryPolicy policy, Supplier<AttemptRunner> attempts)
-    {
-        return register(new NodeTaintRemover(new NodeTaintSettings(true, KEY, Optional.of(NODE)), api(server), policy, attempts));
-    }
-
     private ApiServerSettings api(FakeApiServer server)
     {
         return new ApiServerSettings(serviceAccount, Optional.empty(), false, "https", Optional.of("127.0.0.1"), Optional.of(server.port()));
-    }
-
-    /** The removal's child processes of this JVM that are alive. */
-    static List<ProcessHandle> children()
-    {
-        return ProcessHandle.current().descendants()
-                .filter(process -> process.info().commandLine().orElse("").contains(TaintRemovalMain.class.getName()))
-                .filter(ProcessHandle::isAlive)
-                .toList();
     }
 
     private <T extends AutoCloseable> T register(T closeable)
