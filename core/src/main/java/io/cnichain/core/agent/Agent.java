@@ -1,6 +1,7 @@
 package io.cnichain.core.agent;
 
 import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.UninstallReport;
 import io.cnichain.core.shutdown.ShutdownDecider;
@@ -77,6 +78,12 @@ public final class Agent
         Optional<NodeTaintRemover> taint = NodeTaintRemover.fromConfig(config);
         if (taint.isPresent()) {
             attach(taint.get(), status, metrics);
+        }
+        if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.apiServer().host().isPresent() && config.run().pod().isEmpty()) {
+            // In a pod, but the manifest lacks the downward API: every stop would look like an uninstall.
+            log.warn("cleanupOnShutdown is auto but POD_NAME, POD_NAMESPACE or NODE_NAME is not set: every stop (an update, a restart, a node "
+                    + "shutdown) will remove the plugin as an uninstall does; set them from the downward API (fieldRef metadata.name, "
+                    + "metadata.namespace, spec.nodeName)");
         }
         WatchService watchService = FileSystems.getDefault().newWatchService();
         loop = new ReconcileLoop(engine, watchService, status, metrics, policy);

@@ -41,6 +41,7 @@ class AgentLifecycleTest
 
             assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
             assertThat(agent.log()).contains("SIGTERM received; stopping watches, then deciding whether this is an uninstall")
+                    .contains("cleanupOnShutdown is auto but POD_NAME, POD_NAMESPACE or NODE_NAME is not set: every stop")
                     .contains("SIGTERM: removing our CNI entries, kubeconfig and binaries: not in a cluster")
                     .contains("Removing linkerd-cni config from /etc/cni/net.d/10-oci.conflist")
                     .contains("Removing linkerd-cni config from /etc/cni/net.d/30-extra.conflist")

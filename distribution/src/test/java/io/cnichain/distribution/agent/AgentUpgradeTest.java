@@ -45,6 +45,7 @@ class AgentUpgradeTest
             // Taken over: the binary was not rewritten (same bytes; pods may be running it), the kubeconfig was (a
             // fresh token), the entry is there once.
             assertThat(gap.binaryReplaced()).as("binary replaced although its bytes were the same").isFalse();
+            assertThat(gap.oldLog()).doesNotContain("cleanupOnShutdown is auto but");
             assertThat(Files.readString(node.conf("ZZZ-linkerd-cni-kubeconfig"))).contains("token: token-of-the-new-pod");
             assertThat(gap.newLog()).doesNotContain("Wrote linkerd CNI binaries");
             assertThat(patched(file)).isTrue();
