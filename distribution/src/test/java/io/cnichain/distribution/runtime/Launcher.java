@@ -60,9 +60,16 @@ final class Launcher
      */
     static Process start(RuntimeNode node, String subcommand, Path log)
     {
+        return start(node, subcommand, log, Map.of());
+    }
+
+    /** {@link #start(RuntimeNode, String, Path)} with more variables, such as a pod's. */
+    static Process start(RuntimeNode node, String subcommand, Path log, Map<String, String> more)
+    {
         ProcessBuilder builder = new ProcessBuilder(command(node, subcommand)).redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         Commands.apply(builder.environment(), env(node));
+        Commands.apply(builder.environment(), more);
         try {
             return builder.start();
         }

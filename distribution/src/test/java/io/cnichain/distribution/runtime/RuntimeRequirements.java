@@ -17,9 +17,11 @@ public final class RuntimeRequirements
     public static final Path PLUGIN_DIR = Path.of("/usr/lib/cni");
     public static final List<String> PLUGINS = List.of("bridge", "host-local", "portmap", "loopback");
     public static final Path BUSYBOX = Path.of("/bin/busybox");
-    public static final String PACKAGES = "containernetworking-plugins podman buildah runc busybox-static jq iproute2 iptables inotify-tools e2fsprogs";
+    public static final String PACKAGES = "containernetworking-plugins podman buildah runc containerd busybox-static jq iproute2 iptables inotify-tools "
+            + "e2fsprogs util-linux";
 
-    private static final List<String> COMMANDS = List.of("podman", "buildah", "runc", "conmon", "ip", "iptables", "jq", "inotifywait", "chattr", "ldd");
+    private static final List<String> COMMANDS = List.of("podman", "buildah", "runc", "conmon", "containerd", "ctr", "unshare", "ip", "iptables", "jq",
+            "inotifywait", "chattr", "ldd");
 
     private RuntimeRequirements() {}
 

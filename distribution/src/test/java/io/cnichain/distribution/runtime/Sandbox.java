@@ -35,6 +35,7 @@ public final class Sandbox
     private final AtomicInteger subnets = new AtomicInteger();
     private final List<RuntimeNode> open = new ArrayList<>();
     private final IptablesJanitor iptables;
+    private Containerd containerd;
 
     private Sandbox(String runId, Path dir, int subnetOctet)
     {
@@ -161,6 +162,22 @@ public final class Sandbox
         return image;
     }
 
+    /** Writes the image as a docker archive, for another runtime to import. */
+    void saveImage(Path tar)
+    {
+        Commands.run(List.of("podman", "save", "--quiet", "--format", "docker-archive", "--output", tar.toString(), image),
+                containersEnv(baseContainersConf), java.util.Optional.empty(), Commands.DEFAULT_TIMEOUT).ok();
+    }
+
+    /** The suite's containerd, started the first time a test asks for it, stopped with the sandbox. */
+    public synchronized Containerd containerd()
+    {
+        if (containerd == null) {
+            containerd = Containerd.start(this);
+        }
+        return containerd;
+    }
+
     /**
      * @param label a short name for the test's layout
      * @return a new node: its own dirs, network names, bridge names and subnets
@@ -204,6 +221,9 @@ public final class Sandbox
         List<String> problems = new ArrayList<>();
         for (RuntimeNode node : List.copyOf(open)) {
             bestEffort(problems, "node " + node.label(), node::close);
+        }
+        if (containerd != null) {
+            bestEffort(problems, "containerd", containerd::close);
         }
         Map<String, String> env = containersEnv(baseContainersConf);
         if (Files.exists(storageConf)) {

@@ -1,0 +1,117 @@
+package io.cnichain.distribution.runtime;
+
+import io.cnichain.core.shutdown.StandInCluster;
+import io.cnichain.distribution.runtime.Layout.Primary;
+import io.cnichain.distribution.runtime.StandInLog.Call;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A rolling update's gap, judged by containerd: the old agent gets SIGTERM and exits, and before the new one starts,
+ * the runtime sets up a pod's network ({@code ctr run --cni}). With {@code cleanupOnShutdown: auto} and the DaemonSet
+ * still placing a pod on the node (the API server is a stand-in, none can run here), that pod runs linkerd-cni after
+ * the primary's plugins; with {@code always}, as every SIGTERM did before, it runs the primary's alone.
+ */
+@RealRuntime
+class ContainerdGapIT
+{
+    private static final Duration PATCH_WAIT = Duration.ofSeconds(20);
+
+    private RuntimeNode node;
+    private Process agent;
+
+    @AfterEach
+    void tearDown()
+            throws InterruptedException
+    {
+        if (agent != null && agent.isAlive()) {
+            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @ParameterizedTest(name = "cleanupOnShutdown {0}")
+    @ValueSource(strings = {"auto", "always"})
+    void aPodSetUpBetweenTheOldAgentAndTheNewRunsThePluginOnlyWhenItWasKept(String cleanup, Sandbox sandbox)
+            throws Exception
+    {
+        node = sandbox.node("gap-" + cleanup);
+        Primary primary = Layout.PLAIN_CONFLIST.lay(node);
+        node.yaml(node.yaml().map(RuntimeNode::read).orElse("") + "healthPort: 0\ncleanupOnShutdown: " + cleanup + "\n");
+        Containerd containerd = sandbox.containerd();
+        try (StandInCluster cluster = StandInCluster.start(node.serviceAccountDir())) {
+            Path oldLog = node.root().resolve("old-agent.log");
+            agent = Launcher.start(node, "run", oldLog, cluster.environment());
+            awaitPatched(primary, oldLog);
+            agent.destroy();
+            assertThat(agent.waitFor(40, TimeUnit.SECONDS)).as("the old agent stops on SIGTERM").isTrue();
+            assertThat(agent.exitValue()).as(RuntimeNode.read(oldLog)).isZero();
+
+            // The gap: no agent runs on the node.
+            Commands.Result pod = containerd.run(node, "ip", "-4", "addr", "show", "eth0");
+            assertThat(pod.code()).as("containerd set up the pod's network: " + pod).isZero();
+            List<Call> calls = node.standIn().calls();
+            if (cleanup.equals("auto")) {
+                assertThat(RuntimeNode.read(oldLog)).contains("leaving our CNI entries, kubeconfig and binaries in place");
+                assertThat(calls).as("linkerd-cni ran for the pod set up in the gap").extracting(Call::command).containsExactly("ADD", "DEL");
+                assertThat(calls.get(0).prevAddresses()).as("after the primary, with its result").hasSize(1);
+            }
+            else {
+                assertThat(RuntimeNode.read(oldLog)).contains("removing our CNI entries, kubeconfig and binaries: cleanupOnShutdown is always");
+                assertThat(calls).as("the pod set up in the gap ran the primary alone").isEmpty();
+            }
+            Steps.say("cleanupOnShutdown " + cleanup + ": a pod containerd set up between the agents ran "
+                    + (calls.isEmpty() ? "the primary's plugins alone" : "linkerd-cni after the primary (" + calls.size() + " calls: ADD, DEL)"));
+
+            Path newLog = node.root().resolve("new-agent.log");
+            agent = Launcher.start(node, "run", newLog, cluster.environment());
+            awaitPatched(primary, newLog);
+            Commands.Result next = containerd.run(node, "ip", "-4", "addr", "show", "eth0");
+            assertThat(next.code()).as(next.toString()).isZero();
+            assertThat(node.standIn().calls()).as("a pod after the new agent's start runs linkerd-cni").hasSize(calls.size() + 2);
+            cluster.deleteDaemonSet();
+            agent.destroy();
+            assertThat(agent.waitFor(40, TimeUnit.SECONDS)).isTrue();
+            assertThat(agent.exitValue()).as(RuntimeNode.read(newLog)).isZero();
+            assertThat(RuntimeNode.json(primary.restoredFile())).as("an uninstall cleans up").isEqualTo(primary.original());
+        }
+    }
+
+    private void awaitPatched(Primary primary, Path log)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + PATCH_WAIT.toNanos();
+        while (!patched(primary.installedFile())) {
+            if (!agent.isAlive()) {
+                throw new AssertionError("the agent exited with " + agent.exitValue() + ":\n" + RuntimeNode.read(log));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not patched within " + PATCH_WAIT.toSeconds() + " s:\n" + RuntimeNode.read(log));
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static boolean patched(Path file)
+    {
+        Optional<List<String>> types;
+        try {
+            types = Optional.of(RuntimeNode.pluginTypes(RuntimeNode.json(file)));
+        }
+        catch (RuntimeException notYet) {
+            types = Optional.empty();
+        }
+        return types.map(list -> !list.isEmpty() && list.get(list.size() - 1).equals(RuntimeNode.PLUGIN)).orElse(false);
+    }
+}
