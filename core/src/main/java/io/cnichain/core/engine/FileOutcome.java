@@ -12,7 +12,7 @@ import static java.util.Objects.requireNonNull;
  * @param path    the file as the runtime sees it (may be a link)
  * @param result  what happened
  * @param detail  one line saying why
- * @param written the host paths written, with the hash of what we wrote (for recognising our own echo)
+ * @param written the host paths written, with the bytes we wrote (for recognising our own echo)
  * @param retryable for {@link Result#FAILED}: the filesystem refused a write (no space, read-only, permission denied,
  *                  immutable), which may succeed later without any change to the file, so it is worth trying again
  */

@@ -60,6 +60,22 @@ class AgentLifecycleTest
     }
 
     @Test
+    void sighupStopsTheAgentAsSigtermDoes(TestNode node)
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            awaitPatched(agent, file);
+            assertThat(agent.signal("HUP")).isZero();
+            assertThat(agent.exitCode(Duration.ofSeconds(20))).as(agent.log()).isZero();
+            assertThat(agent.log()).contains("SIGHUP received; stopping watches, then deciding whether this is an uninstall")
+                    .contains("SIGHUP: removing our CNI entries, kubeconfig and binaries: not in a cluster").contains("Exiting.");
+        }
+        assertThat(Files2.patched(file)).isFalse();
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+        assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+    }
+
+    @Test
     void sigtermWithCleanupDisabledLeavesEverythingInPlace(TestNode node)
     {
         Path file = node.write("10-calico.conflist", TestNode.CALICO);

@@ -104,7 +104,8 @@ class FaultLinkSwapTest
                     Files.move(away, directory);
                 }
             });
-            java.util.Random random = new java.util.Random(FaultSettings.seed());
+            long seed = FaultSettings.seed();
+            java.util.Random random = new java.util.Random(seed);
             // Each state held a few milliseconds at random: long enough to span a write (temp file, fsync, rename), short
             // enough to fall between the resolver's walk and the write.
             Flipper flipper = cleanup.add(new Flipper(() -> {
@@ -137,7 +138,7 @@ class FaultLinkSwapTest
             Files2.awaitPatched(agent, inside);
             Barrier.await(agent, node);
             Snapshot.of(outside).assertSameAs(before);
-            FaultSettings.report("directory swapped for a link", flipper.flips() + " swaps, " + rewrites + " rewrites of the primary, "
+            FaultSettings.report("directory swapped for a link", flipper.flips() + " swaps (seed " + seed + "), " + rewrites + " rewrites of the primary, "
                     + agent.count("Created CNI config /etc/cni/oci/10-oci.conflist-current") + " writes of ours, " + agent.count("became a link")
                     + " refused because a directory on the way had become a link; the outside file untouched");
         }

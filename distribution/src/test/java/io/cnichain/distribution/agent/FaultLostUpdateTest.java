@@ -95,6 +95,10 @@ class FaultLostUpdateTest
             // every race would lose a version; with it, only those in that last moment (a few in a hundred, measured).
             long races = abandoned + lost.size();
             assertThat(abandoned).as("races the check caught").isPositive();
+            // A lost version is the one thing the race may cause: never a file that does not load, our entry twice, or
+            // a configuration naming a missing binary.
+            assertThat(observer.violationsOtherThanLostGenerations()).as("samples breaking another rule, seed " + seed + ": " + observer.violations())
+                    .isZero();
             assertThat((long) lost.size()).as("versions lost, of " + races + " races, seed " + seed + "; " + observer.violations())
                     .isLessThanOrEqualTo(2 + races / 4);
             assertThat(plugins(file)).containsExactly("calico", "portmap", "linkerd-cni");

@@ -35,7 +35,8 @@ class FaultSignalTest
             Observer observer = cleanup.add(Observer.start(node.confDir(), node.binDir().resolve("linkerd-cni"), Observer.Rules.strict()));
             AgentProcess agent = cleanup.add(AgentProcess.start(node));
             awaitPatched(agent, file);
-            Primary primary = cleanup.add(Primary.start(file, FaultKillStormTest::calico, Primary.Mode.RENAME, 50, 50, FaultSettings.seed()));
+            long seed = FaultSettings.seed();
+            Primary primary = cleanup.add(Primary.start(file, FaultKillStormTest::calico, Primary.Mode.RENAME, 50, 50, seed));
             Files2.pause(1000);
             long signalled = System.nanoTime();
             int code = agent.terminate(Duration.ofSeconds(25));
@@ -44,12 +45,13 @@ class FaultSignalTest
             observer.close();
             assertThat(code).as(agent.log()).isZero();
             assertThat(agent.log()).contains("Exiting.");
-            assertThat(observer.violations()).isEmpty();
+            assertThat(observer.violations()).as("seed " + seed).isEmpty();
             assertThat(plugins(file)).containsExactly("calico", "portmap");
             assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
             assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
             assertThat(tempFiles(node)).isEmpty();
-            FaultSettings.report("SIGTERM during a storm", "exit 0 after " + exitMs + " ms, " + primary.writes() + " primary writes meanwhile, "
+            FaultSettings.report("SIGTERM during a storm", "exit 0 after " + exitMs + " ms (seed " + seed + "), " + primary.writes()
+                    + " primary writes meanwhile, "
                     + "everything removed, " + observer.samples() + " samples, none broken");
         }
     }

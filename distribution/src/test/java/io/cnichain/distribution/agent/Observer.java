@@ -45,6 +45,7 @@ final class Observer
     private final AtomicLong unparseable = new AtomicLong();
     private final java.util.Set<Long> lostGenerations = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private long violationCount;
+    private long lostGenerationViolations;
     private volatile boolean stop;
 
     private Observer(Path confDir, Path binary, Rules rules)
@@ -132,6 +133,7 @@ final class Observer
         }
         if (latest.isPresent() && newest >= 0 && newest < latest.getAsLong()) {
             lostGenerations.add(latest.getAsLong());
+            lostGenerationViolations++;
             violation("the primary last wrote generation " + latest.getAsLong() + " but the newest configuration holds generation " + newest
                     + ": an older version came back");
         }
@@ -178,6 +180,12 @@ final class Observer
     java.util.Set<Long> lostGenerations()
     {
         return java.util.Set.copyOf(lostGenerations);
+    }
+
+    /** How many samples broke a rule other than "an older version came back" (which a lost-update race may cause). */
+    synchronized long violationsOtherThanLostGenerations()
+    {
+        return violationCount - lostGenerationViolations;
     }
 
     synchronized List<String> violations()

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,8 +23,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RealRuntime
 class AgentRunIT
 {
-    private static final Duration PATCH_WAIT = Duration.ofSeconds(20);
-
     private RuntimeNode node;
     private Process agent;
 
@@ -52,7 +49,7 @@ class AgentRunIT
         Path log = node.root().resolve("agent.log");
         agent = Launcher.start(node, "run", log);
 
-        awaitPatched(primary, log);
+        AgentWaits.awaitPatched(agent, primary.installedFile(), log);
         Steps.say(layout + ": the agent patched " + primary.installedFile().getFileName());
 
         // As Cilium does: a complete file under a hidden temp name in the same directory, renamed onto the primary.
@@ -63,7 +60,7 @@ class AgentRunIT
             assertThat(Files.readSymbolicLink(primary.installedEntry())).hasToString(primary.linkText().get());
         }
         long rewritten = System.nanoTime();
-        awaitPatched(primary, log);
+        AgentWaits.awaitPatched(agent, primary.installedFile(), log);
         Steps.say(layout + ": rewritten primary patched again after " + Duration.ofNanos(System.nanoTime() - rewritten).toMillis() + " ms");
 
         String address = node.podman().runOnce(primary.network());
@@ -77,32 +74,5 @@ class AgentRunIT
         assertThat(RuntimeNode.json(primary.restoredFile())).as("cleaned up on shutdown").isEqualTo(primary.original());
         assertThat(node.installedPlugin()).doesNotExist();
         assertThat(node.kubeconfig()).doesNotExist();
-    }
-
-    private void awaitPatched(Primary primary, Path log)
-            throws InterruptedException
-    {
-        long deadline = System.nanoTime() + PATCH_WAIT.toNanos();
-        while (!patched(primary.installedFile())) {
-            if (!agent.isAlive()) {
-                throw new AssertionError("the agent exited with " + agent.exitValue() + ":\n" + RuntimeNode.read(log));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not patched within " + PATCH_WAIT.toSeconds() + " s:\n" + RuntimeNode.read(log));
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private static boolean patched(Path file)
-    {
-        Optional<List<String>> types;
-        try {
-            types = Optional.of(RuntimeNode.pluginTypes(RuntimeNode.json(file)));
-        }
-        catch (RuntimeException notYet) {
-            types = Optional.empty();
-        }
-        return types.map(list -> !list.isEmpty() && list.get(list.size() - 1).equals(RuntimeNode.PLUGIN)).orElse(false);
     }
 }

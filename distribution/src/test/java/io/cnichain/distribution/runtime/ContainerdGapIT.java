@@ -8,9 +8,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,8 +22,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RealRuntime
 class ContainerdGapIT
 {
-    private static final Duration PATCH_WAIT = Duration.ofSeconds(20);
-
     private RuntimeNode node;
     private Process agent;
 
@@ -53,7 +49,7 @@ class ContainerdGapIT
         try (StandInCluster cluster = StandInCluster.start(node.serviceAccountDir())) {
             Path oldLog = node.root().resolve("old-agent.log");
             agent = Launcher.start(node, "run", oldLog, cluster.environment());
-            awaitPatched(primary, oldLog);
+            AgentWaits.awaitPatched(agent, primary.installedFile(), oldLog);
             agent.destroy();
             assertThat(agent.waitFor(40, TimeUnit.SECONDS)).as("the old agent stops on SIGTERM").isTrue();
             assertThat(agent.exitValue()).as(RuntimeNode.read(oldLog)).isZero();
@@ -76,7 +72,7 @@ class ContainerdGapIT
 
             Path newLog = node.root().resolve("new-agent.log");
             agent = Launcher.start(node, "run", newLog, cluster.environment());
-            awaitPatched(primary, newLog);
+            AgentWaits.awaitPatched(agent, primary.installedFile(), newLog);
             Commands.Result next = containerd.run(node, "ip", "-4", "addr", "show", "eth0");
             assertThat(next.code()).as(next.toString()).isZero();
             assertThat(node.standIn().calls()).as("a pod after the new agent's start runs linkerd-cni").hasSize(calls.size() + 2);
@@ -86,32 +82,5 @@ class ContainerdGapIT
             assertThat(agent.exitValue()).as(RuntimeNode.read(newLog)).isZero();
             assertThat(RuntimeNode.json(primary.restoredFile())).as("an uninstall cleans up").isEqualTo(primary.original());
         }
-    }
-
-    private void awaitPatched(Primary primary, Path log)
-            throws InterruptedException
-    {
-        long deadline = System.nanoTime() + PATCH_WAIT.toNanos();
-        while (!patched(primary.installedFile())) {
-            if (!agent.isAlive()) {
-                throw new AssertionError("the agent exited with " + agent.exitValue() + ":\n" + RuntimeNode.read(log));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not patched within " + PATCH_WAIT.toSeconds() + " s:\n" + RuntimeNode.read(log));
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private static boolean patched(Path file)
-    {
-        Optional<List<String>> types;
-        try {
-            types = Optional.of(RuntimeNode.pluginTypes(RuntimeNode.json(file)));
-        }
-        catch (RuntimeException notYet) {
-            types = Optional.empty();
-        }
-        return types.map(list -> !list.isEmpty() && list.get(list.size() - 1).equals(RuntimeNode.PLUGIN)).orElse(false);
     }
 }
