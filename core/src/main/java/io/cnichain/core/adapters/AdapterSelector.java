@@ -4,6 +4,8 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.config.AdapterChoice;
 import io.cnichain.core.config.AdapterConfig;
+import io.cnichain.core.discovery.LibcniGeneration;
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniConfig;
@@ -11,6 +13,7 @@ import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
+import io.cnichain.spi.ParseResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -219,9 +222,52 @@ public final class AdapterSelector
                 unpatchable = Optional.of("the runtime loads " + entry.path() + ", which cannot be patched: " + entry.problem().orElseThrow());
             }
         }
+        if (node instanceof NodeSnapshot snapshot) {
+            unpatchable = otherReadings(snapshot, effective, byFile, unpatchable);
+        }
         return new Selection(chosen, settingsFor(chosen), why, candidates, List.copyOf(byFile.values()), named, notes, warnings(chosen, node), failure,
                 unpatchable, judge(chosen, node, byFile.values(), named));
     }
+
+    /**
+     * The files a runtime may load where the agent cannot know it does not: the node's libcni generation is unknown, so
+     * the file libcni 1.1 loads is patched too when it differs from libcni 1.3's; one that 1.3 rejects cannot be
+     * patched, and a file before the effective one that cannot be read whole may be the runtime's. Either is a reason
+     * for the pass to fail, never a silent miss.
+     *
+     * @return what keeps the runtime's file from certainly carrying our entry, with what was there before
+     */
+    private static Optional<String> otherReadings(NodeSnapshot snapshot, Optional<ConfigEntry> effective, Map<Path, ConfigTarget> byFile,
+            Optional<String> unpatchable)
+    {
+        List<String> problems = new ArrayList<>();
+        if (unpatchable.isPresent()) {
+            problems.add(unpatchable.get());
+        }
+        problems.addAll(snapshot.unknownBeforeEffective());
+        Optional<ConfigEntry> older = snapshot.effectiveConfig(LibcniGeneration.V1_1);
+        if (older.isPresent() && (effective.isEmpty() || !older.get().name().equals(effective.get().name()))) {
+            ConfigEntry entry = older.get();
+            ParseResult current = snapshot.parse(entry);
+            if (!current.isValid()) {
+                problems.add(LibcniGeneration.V1_1.description() + " loads " + entry.path() + ", which " + LibcniGeneration.V1_3.description()
+                        + " rejects (" + current.error().orElse("") + "): we patch only what every generation loads, so on a node whose runtime links "
+                        + "libcni 1.1 it runs without our entry; fix or remove it");
+            }
+            else if (!entry.resolves()) {
+                problems.add(LibcniGeneration.V1_1.description() + " loads " + entry.path() + ", which cannot be patched: " + entry.problem().orElseThrow());
+            }
+            else {
+                byFile.putIfAbsent(entry.resolvedFile().orElseThrow(), ConfigTarget.of(entry, OLDER_LIBCNI_REASON + (effective.isPresent()
+                        ? "; libcni 1.3 loads " + effective.get().path() + " instead" : "")));
+            }
+        }
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+    }
+
+    /** Why the file an older libcni loads is patched when the adapter did not name it. */
+    public static final String OLDER_LIBCNI_REASON = "the configuration " + LibcniGeneration.V1_1.description() + " loads (patched too: which libcni "
+            + "the node's runtime links cannot be known)";
 
     /**
      * The chosen adapter's word on whether each file it named is complete, as this pass read the file: asked here, with

@@ -31,6 +31,16 @@ public final class CniConfigParser
      */
     public static LoadedConfig parse(String fileName, byte[] bytes)
     {
+        return parse(fileName, bytes, LibcniGeneration.V1_3);
+    }
+
+    /**
+     * {@link #parse(String, byte[])} by the rules of one libcni generation.
+     *
+     * @param generation whose rules decide
+     */
+    public static LoadedConfig parse(String fileName, byte[] bytes, LibcniGeneration generation)
+    {
         if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb && (bytes[2] & 0xff) == 0xbf) {
             throw new InvalidConfigException("starts with a UTF-8 byte-order mark, which CNI runtimes reject");
         }
@@ -47,7 +57,7 @@ public final class CniConfigParser
         }
         Format format = ConfigNames.formatByName(fileName)
                 .orElse(document instanceof JObject object && object.get("plugins").isPresent() ? Format.LIST : Format.SINGLE);
-        LibcniRules.Checked checked = LibcniRules.check(document, format);
+        LibcniRules.Checked checked = LibcniRules.check(document, format, generation);
         return new LoadedConfig(text, (JObject) document, checked.summary(), checked.plugins(), checked.pluginsArray());
     }
 

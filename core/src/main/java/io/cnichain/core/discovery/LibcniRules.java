@@ -44,16 +44,16 @@ final class LibcniRules
     /** The result: the summary, and each plugin's value with the type libcni runs it as. */
     record Checked(CniConfig summary, List<Plugin> plugins, Optional<JArray> pluginsArray) {}
 
-    static Checked check(JsonValue document, Format format)
+    static Checked check(JsonValue document, Format format, LibcniGeneration generation)
     {
         if (!(document instanceof JObject root)) {
             throw invalid("is " + a(document) + " in JSON, not an object");
         }
         checkNumbers(root);
-        return format == Format.LIST ? list(root) : single(root);
+        return format == Format.LIST ? list(root, generation) : single(root);
     }
 
-    private static Checked list(JObject root)
+    private static Checked list(JObject root, LibcniGeneration generation)
     {
         Optional<JsonValue> named = root.get("name");
         if (named.isEmpty()) {
@@ -71,16 +71,23 @@ final class LibcniRules
             }
             cniVersion = Optional.of(v.value());
         }
-        Optional<JsonValue> versions = root.get("cniVersions");
-        if (versions.isPresent()) {
-            checkVersions(versions.get());
+        if (generation == LibcniGeneration.V1_1) {
+            // 1.1 knows neither cniVersions, disableGC nor loadOnlyInlinedPlugins, and takes disableCheck as a bool only.
+            Optional<JsonValue> disableCheck = root.get("disableCheck");
+            if (disableCheck.isPresent() && !(disableCheck.get() instanceof JBool)) {
+                throw invalid("'disableCheck' is " + a(disableCheck.get()) + ", not a boolean (libcni 1.1: \"invalid disableCheck type\")");
+            }
         }
-        boolean inlinedOnly = false;
-        for (String key : List.of("disableCheck", "disableGC", "loadOnlyInlinedPlugins")) {
-            Optional<JsonValue> value = root.get(key);
-            if (value.isPresent()) {
-                boolean b = readBool(key, value.get());
-                inlinedOnly = key.equals("loadOnlyInlinedPlugins") ? b : inlinedOnly;
+        else {
+            Optional<JsonValue> versions = root.get("cniVersions");
+            if (versions.isPresent()) {
+                checkVersions(versions.get());
+            }
+            for (String key : List.of("disableCheck", "disableGC", "loadOnlyInlinedPlugins")) {
+                Optional<JsonValue> value = root.get(key);
+                if (value.isPresent()) {
+                    readBool(key, value.get());
+                }
             }
         }
         Optional<JsonValue> listed = root.get("plugins");

@@ -269,8 +269,87 @@ public final class NodeSnapshot
     }
 
     /**
+     * The configuration a runtime linking this generation of libcni loads: the first runtime-loadable entry it accepts.
+     *
+     * @param generation whose rules decide; {@link LibcniGeneration#V1_3} is {@link #effectiveConfig()}
+     * @return the entry, if any loads
+     */
+    public Optional<ConfigEntry> effectiveConfig(LibcniGeneration generation)
+    {
+        if (generation == LibcniGeneration.V1_3) {
+            return effectiveConfig();
+        }
+        for (ConfigEntry entry : entries.values()) {
+            if (entry.runtimeLoadable() && loadsUnder(entry, generation)) {
+                return Optional.of(entry);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether a runtime-loadable entry, as read for this snapshot, loads under a generation's rules. */
+    public boolean loadsUnder(ConfigEntry entry, LibcniGeneration generation)
+    {
+        Loaded loaded = load(entry);
+        if (loaded.bytes().isEmpty()) {
+            return false;
+        }
+        if (generation == LibcniGeneration.V1_3) {
+            return loaded.result().isValid();
+        }
+        try {
+            CniConfigParser.parse(entry.name(), loaded.bytes().get(), generation);
+            return true;
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Runtime-loadable entries before the effective configuration (or anywhere, when there is none) that the runtime
+     * may load although we cannot tell what they hold: a regular file too large to read whole, or one that cannot be
+     * read. Such a file may be the runtime's, without our entry.
+     *
+     * @return one line per such entry
+     */
+    public List<String> unknownBeforeEffective()
+    {
+        List<String> problems = new ArrayList<>();
+        Optional<ConfigEntry> effective = effectiveConfig();
+        for (ConfigEntry entry : entries.values()) {
+            if (effective.isPresent() && entry.name().equals(effective.get().name())) {
+                break;
+            }
+            if (entry.runtimeLoadable() && unknown(entry)) {
+                problems.add(entry.path() + (effective.isPresent() ? " sorts before the effective configuration" : " is in the conf dir")
+                        + " and cannot be read whole (" + parse(entry).error().orElse("") + "): the runtime may load it, and we cannot tell whether "
+                        + "it carries our entry; make it smaller than maxConfigBytes or readable, or remove it");
+            }
+        }
+        return problems;
+    }
+
+    /** Too large to read whole, or a regular file we could not read: the runtime may still load it. */
+    private boolean unknown(ConfigEntry entry)
+    {
+        ParseResult result = parse(entry);
+        if (!(result instanceof ParseResult.Failed failed)) {
+            return false;
+        }
+        if (failed.reason() == ParseResult.Reason.TOO_LARGE) {
+            return true;
+        }
+        // A link that leads nowhere, a FIFO or a directory is something no runtime loads; a regular file may be.
+        return failed.reason() == ParseResult.Reason.UNREADABLE && entry.resolvedFile().isPresent()
+                && Files.isRegularFile(layout.host().toContainer(entry.resolvedFile().get()), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
      * Runtime-loadable entries that sort before the effective configuration (or anywhere, when there is none)
-     * and that the runtime cannot load. containerd stops at the first such file; CRI-O skips it.
+     * and that the runtime cannot load. containerd stops at the first such file; CRI-O skips it. Files the runtime
+     * may load after all are not among them: those we cannot read whole ({@link #unknownBeforeEffective()}) and those
+     * an older libcni loads.
      *
      * @return one line per broken entry
      */
@@ -282,7 +361,7 @@ public final class NodeSnapshot
             if (effective.isPresent() && entry.name().equals(effective.get().name())) {
                 break;
             }
-            if (entry.runtimeLoadable()) {
+            if (entry.runtimeLoadable() && !unknown(entry) && !loadsUnder(entry, LibcniGeneration.V1_1)) {
                 ParseResult result = parse(entry);
                 if (!result.isValid()) {
                     String error = result.error().orElseThrow();

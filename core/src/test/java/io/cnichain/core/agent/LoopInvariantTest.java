@@ -57,4 +57,56 @@ class LoopInvariantTest
             loop.awaitReady();
         }
     }
+
+    @Test
+    void aFirstFileTooLargeToReadWholeKeepsTheAgentNotReady(TestNode node)
+            throws Exception
+    {
+        // A valid list padded past maxConfigBytes (1 MiB): the runtime may well load it, and we cannot tell what it holds.
+        Files.writeString(node.conf("05-big.conflist"), "{\"cniVersion\":\"0.4.0\",\"name\":\"big\",\"plugins\":[{\"type\":\"bridge\"}]}"
+                + " ".repeat(2 << 20));
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(calico);
+            loop.barrier();
+            assertThat(loop.status.ready()).isFalse();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                    .startsWith("/etc/cni/net.d/05-big.conflist sorts before the effective configuration and cannot be read whole (")
+                    .contains("the runtime may load it"));
+
+            Files.delete(node.conf("05-big.conflist"));
+            loop.awaitReady();
+        }
+    }
+
+    @Test
+    void aFileOnlyAnOlderLibcniLoadsKeepsTheAgentNotReady(TestNode node)
+            throws Exception
+    {
+        // libcni 1.3 rejects cniVersions that are not versions; libcni 1.1 (containerd 1.6) knows no cniVersions and loads it.
+        node.write("05-net.conflist", "{\"cniVersion\":\"0.4.0\",\"name\":\"net\",\"cniVersions\":[\"1.x\"],\"plugins\":[{\"type\":\"bridge\"}]}");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(calico);
+            loop.barrier();
+            assertThat(loop.status.ready()).isFalse();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                    .startsWith("libcni 1.1 (containerd 1.6) loads /etc/cni/net.d/05-net.conflist, which libcni 1.3 rejects (")
+                    .contains("on a node whose runtime links libcni 1.1 it runs without our entry"));
+        }
+    }
+
+    @Test
+    void theFileAnOlderLibcniLoadsInsteadIsPatchedToo(TestNode node)
+            throws Exception
+    {
+        // disableCheck as a string: libcni 1.3 loads it, libcni 1.1 rejects it and loads the next file. Both carry our entry.
+        Path first = node.write("05-net.conflist", "{\"cniVersion\":\"0.4.0\",\"name\":\"net\",\"disableCheck\":\"true\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(first);
+            loop.awaitPatched(calico);
+            loop.awaitReady();
+        }
+    }
 }

@@ -25,8 +25,11 @@ class LibcniVerdictsTest
 {
     static final Path DIR = Golden.resource("libcni");
 
-    /** @param loads libcni 1.3's verdict, the one the parser follows */
-    record Verdict(String file, boolean loads, String why) {}
+    /**
+     * @param loads    libcni 1.3's verdict, the one the parser follows by default
+     * @param loads11  libcni 1.1's, measured with containerd
+     */
+    record Verdict(String file, boolean loads, boolean loads11, String why) {}
 
     static Stream<Verdict> verdicts()
             throws IOException
@@ -42,7 +45,7 @@ class LibcniVerdictsTest
                         case "loads" -> true;
                         case "rejects" -> false;
                         default -> throw new IllegalArgumentException("verdict of " + cols[0] + " is neither loads nor rejects: " + cols[2]);
-                    }, cols[3]);
+                    }, cols[1].equals("loads"), cols[3]);
                 });
     }
 
@@ -64,6 +67,23 @@ class LibcniVerdictsTest
             assertThatThrownBy(() -> CniConfigParser.parse(verdict.file(), bytes)).as(verdict.file() + ": " + verdict.why())
                     .isInstanceOf(CniConfigParser.InvalidConfigException.class);
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("verdicts")
+    void decidedAsLibcni11DecidesWhenAskedFor(Verdict verdict)
+            throws IOException
+    {
+        byte[] bytes = Files.readAllBytes(DIR.resolve("files").resolve(verdict.file()));
+        boolean loads;
+        try {
+            CniConfigParser.parse(verdict.file(), bytes, LibcniGeneration.V1_1);
+            loads = true;
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            loads = false;
+        }
+        assertThat(loads).as(verdict.file() + " under libcni 1.1's rules: " + verdict.why()).isEqualTo(verdict.loads11());
     }
 
     @ParameterizedTest(name = "{0}")
