@@ -158,7 +158,10 @@ final class LibcniRules
             for (Map.Entry<String, Check> field : fields.entrySet()) {
                 if (field.getKey().equalsIgnoreCase(member.key())) {
                     field.getValue().check(member.value(), what + ": '" + member.key() + "'");
-                    decoded.put(field.getKey(), member.value());
+                    // Go: null into a string or struct field has no effect, so an earlier key's value stays.
+                    if (!(member.value() instanceof JNull)) {
+                        decoded.put(field.getKey(), member.value());
+                    }
                 }
             }
         }
