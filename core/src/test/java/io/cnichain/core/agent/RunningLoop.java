@@ -3,9 +3,13 @@ package io.cnichain.core.agent;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.discovery.CniConfigParser;
+import io.cnichain.core.discovery.LibcniGeneration;
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.logcapture.CapturedLog;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.testkit.TestNode;
 
 import java.io.IOException;
@@ -44,6 +48,9 @@ final class RunningLoop
     final AgentMetrics metrics = new AgentMetrics();
     private final ReconcileLoop loop;
     private final Thread thread;
+    private final Engine engine;
+    private final String pluginType;
+    private final List<String> invariantBreaks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int barriers;
 
     private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
@@ -58,6 +65,49 @@ final class RunningLoop
             throw new UncheckedIOException(e);
         }
         thread = new Thread(loop::run, "reconcile-loop");
+        this.engine = engine;
+        this.pluginType = config.plugin().type();
+    }
+
+    /**
+     * The promise, wherever the loop is at rest (after every {@link #barrier()}, and at the end of every test): ready
+     * means the file the runtime loads, under either libcni generation, carries our entry. Not checked in the middle
+     * of a burst: there a pass that only saw our own echo may still say ready for a moment after another writer undid
+     * our entry, until the pass that event wakes.
+     */
+    private void checkInvariantAtRest(String where)
+    {
+        if (!status.ready()) {
+            return;
+        }
+        Optional<String> lacking = runtimesFileLackingOurEntry();
+        if (lacking.isPresent()) {
+            invariantBreaks.add("ready " + where + " while " + lacking.get());
+        }
+    }
+
+    private Optional<String> runtimesFileLackingOurEntry()
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        for (LibcniGeneration generation : LibcniGeneration.values()) {
+            Optional<ConfigEntry> effective = snapshot.effectiveConfig(generation);
+            if (effective.isEmpty()) {
+                continue;
+            }
+            NodeSnapshot.Loaded loaded = snapshot.load(effective.get());
+            boolean ours;
+            try {
+                ours = CniConfigParser.parse(effective.get().name(), loaded.bytes().orElseThrow(), generation).summary().hasPluginType(pluginType);
+            }
+            catch (RuntimeException e) {
+                ours = false;
+            }
+            if (!ours) {
+                return Optional.of(effective.get().path() + " (what " + generation.description() + " loads) lacks our entry, holding "
+                        + new String(loaded.bytes().orElse(new byte[0]), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        return Optional.empty();
     }
 
     static RunningLoop start(TestNode node)
@@ -150,6 +200,7 @@ final class RunningLoop
                 throw new UncheckedIOException(e);
             }
             if (seen) {
+                checkInvariantAtRest("after a barrier");
                 return;
             }
         }
@@ -259,10 +310,26 @@ final class RunningLoop
     public void close()
             throws InterruptedException
     {
+        // At rest first (everything the test did has been dealt with); a node the barrier cannot be made on (no conf
+        // dir) is not checked at the end.
+        boolean atRest;
+        try {
+            barrier();
+            atRest = true;
+        }
+        catch (AssertionError | RuntimeException e) {
+            atRest = false;
+        }
         loop.stop();
         thread.join(TIMEOUT.toMillis());
         if (thread.isAlive()) {
             throw new AssertionError("the loop did not stop");
+        }
+        if (atRest) {
+            checkInvariantAtRest("at the end");
+        }
+        if (!invariantBreaks.isEmpty()) {
+            throw new AssertionError("readiness said the runtime's file carries our entry when it did not:\n  " + String.join("\n  ", invariantBreaks));
         }
     }
 }

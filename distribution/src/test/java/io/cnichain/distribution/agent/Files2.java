@@ -38,6 +38,17 @@ final class Files2
         return types;
     }
 
+    /** The plugin types a runtime of this libcni generation runs from these bytes; none when it does not load them. */
+    static List<String> pluginsOf(String name, byte[] bytes, io.cnichain.core.discovery.LibcniGeneration generation)
+    {
+        try {
+            return io.cnichain.core.discovery.CniConfigParser.parse(name, bytes, generation).summary().pluginTypes();
+        }
+        catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
     static boolean patched(Path file)
     {
         List<String> plugins = plugins(file);
