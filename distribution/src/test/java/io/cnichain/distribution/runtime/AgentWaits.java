@@ -28,6 +28,18 @@ final class AgentWaits
         }
     }
 
+    /** After a test: the agent killed if it still runs, then the node closed (either may be absent). */
+    static void tearDown(Process agent, RuntimeNode node)
+            throws InterruptedException
+    {
+        if (agent != null && agent.isAlive()) {
+            agent.destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        if (node != null) {
+            node.close();
+        }
+    }
+
     /** Whether the list's last plugin is ours; false while it does not parse (being replaced). */
     static boolean patched(Path file)
     {

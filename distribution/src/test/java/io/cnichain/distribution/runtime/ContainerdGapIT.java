@@ -29,12 +29,7 @@ class ContainerdGapIT
     void tearDown()
             throws InterruptedException
     {
-        if (agent != null && agent.isAlive()) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        if (node != null) {
-            node.close();
-        }
+        AgentWaits.tearDown(agent, node);
     }
 
     @ParameterizedTest(name = "cleanupOnShutdown {0}")

@@ -32,12 +32,7 @@ class ContainerdLayoutsIT
     void tearDown()
             throws InterruptedException
     {
-        if (agent != null && agent.isAlive()) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        if (node != null) {
-            node.close();
-        }
+        AgentWaits.tearDown(agent, node);
     }
 
     @ParameterizedTest(name = "{0}")
