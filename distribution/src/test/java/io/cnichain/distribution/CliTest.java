@@ -1,6 +1,7 @@
 package io.cnichain.distribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -224,18 +225,31 @@ class CliTest
 
     /** Uninstall on a host, where the image's directory is not: the configuration is restored, the binary left and said. */
     @Test
-    void uninstallWithoutTheBinariesSourceRestoresTheFileLeavesTheBinaryAndSaysWhy()
+    void uninstallWithoutTheBinariesSourceRemovesWhatInstallRecordedAndOnlyThat()
             throws IOException
     {
         node.write("10-calico.conflist", TestNode.CALICO);
         String before = node.read("10-calico.conflist");
         assertThat(Cli.run(node, "install").code()).isZero();
+        // As on a host: the image's directory is not there, but the record install kept beside the binary is.
+        byte[] binary = Files.readAllBytes(node.imageBinDir().resolve("linkerd-cni"));
         Files.delete(node.imageBinDir().resolve("linkerd-cni"));
         Cli.Result uninstall = Cli.run(node, "uninstall");
-        assertThat(uninstall.code()).as(uninstall.toString()).isEqualTo(1);
-        assertThat(uninstall.err()).contains("ERROR /opt/cni/bin/linkerd-cni: left in place: uninstall removes a binary only when it has the bytes");
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(uninstall.err()).contains("Removing linkerd-cni binary: /opt/cni/bin/linkerd-cni");
         assertThat(node.read("10-calico.conflist")).isEqualTo(before);
         assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+        assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).doesNotExist();
+
+        // Without the record too, uninstall cannot tell the binary is ours: it leaves it, says why, exits 1.
+        Files.write(node.imageBinDir().resolve("linkerd-cni"), binary);
+        assertThat(Cli.run(node, "install").code()).isZero();
+        Files.delete(node.imageBinDir().resolve("linkerd-cni"));
+        Files.delete(node.binDir().resolve(BinaryInstaller.RECORD));
+        Cli.Result blind = Cli.run(node, "uninstall");
+        assertThat(blind.code()).as(blind.toString()).isEqualTo(1);
+        assertThat(blind.err()).contains("ERROR /opt/cni/bin/linkerd-cni: left in place: uninstall removes a binary only when it has the bytes");
         assertThat(node.binDir().resolve("linkerd-cni")).exists();
     }
 

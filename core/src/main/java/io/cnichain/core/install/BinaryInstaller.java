@@ -25,16 +25,22 @@ import static java.util.Objects.requireNonNull;
  * Copies the chained plugin's binaries from the image into the host's CNI binary directory: every regular
  * file of the source directory, each written atomically with its mode (never writable by others; a rename never
  * hits "text file busy" the way an in-place copy over a running binary does), skipped when the host already has
- * the same bytes and mode.
+ * the same bytes and mode. Beside them it keeps a record of what it copied ({@value #RECORD}: a hidden file, which no
+ * runtime runs and no runtime loads as a configuration), so that uninstall can remove exactly those binaries even
+ * where the image's source directory is gone, as when uninstall runs on a host.
  */
 public final class BinaryInstaller
 {
+    /** The record of the binaries install copied: one line per binary, its SHA-256 and its name. */
+    public static final String RECORD = ".cni-chain.installed";
+    private static final String RECORD_HEADER = "# written by cni-chain install: the binaries it copied here (sha256, name); uninstall removes those that still match\n";
     private static final Logger log = LoggerFactory.getLogger(BinaryInstaller.class);
 
     private final HostPaths host;
     private final Path sourceDir;
     private final Path binDir;
     private final AtomicFileWriter writer;
+    private final List<String> leftBehind = new ArrayList<>();
 
     /**
      * @param host      the host mount
@@ -89,7 +95,44 @@ public final class BinaryInstaller
         if (!written.isEmpty()) {
             log.info("Wrote {} CNI binaries to {}", shortName, binDir);
         }
+        writeRecord(target);
         return written;
+    }
+
+    /** The record of what the source holds, written (atomically) only when it changes. */
+    private void writeRecord(Path target)
+    {
+        StringBuilder record = new StringBuilder(RECORD_HEADER);
+        for (Path source : sources()) {
+            try {
+                record.append(sha256(Files.readAllBytes(source))).append("  ").append(source.getFileName()).append('\n');
+            }
+            catch (IOException e) {
+                throw new CniChainException(ErrorCode.IO, source, "cannot be read: " + e.getMessage(), e);
+            }
+        }
+        byte[] bytes = record.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Path file = target.resolve(RECORD);
+        try {
+            if (Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Arrays.equals(bytes, Files.readAllBytes(file))) {
+                return;
+            }
+            writer.write(file, binDir.resolve(RECORD), bytes, AtomicFileWriter.FileMode.exactly(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--")),
+                    Optional.empty());
+        }
+        catch (IOException e) {
+            throw new CniChainException(ErrorCode.IO, binDir.resolve(RECORD), "cannot be written: " + e.getMessage(), e);
+        }
+    }
+
+    private static String sha256(byte[] bytes)
+    {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        }
+        catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
     }
 
     /**
@@ -110,19 +153,23 @@ public final class BinaryInstaller
 
     /**
      * Removes the binaries this installer put in place: files of the source directory whose copy on the host
-     * still has the same bytes. A binary someone replaced is theirs now and stays.
+     * still has the same bytes, and files of the record whose bytes still have the recorded SHA-256 (the source may be
+     * gone). A binary someone replaced is theirs now and stays. The record goes last.
      *
      * @return the host paths removed
      */
     public List<Path> uninstall()
     {
+        leftBehind.clear();
         if (sameDirectory()) {
             return List.of();
         }
         Path target = host.toContainer(binDir);
         List<Path> removed = new ArrayList<>();
+        java.util.Set<String> handled = new java.util.HashSet<>();
         for (Path source : sources()) {
             Path destination = target.resolve(source.getFileName());
+            handled.add(source.getFileName().toString());
             try {
                 if (Files.isRegularFile(destination) && Arrays.equals(Files.readAllBytes(source), Files.readAllBytes(destination))) {
                     writer.delete(destination, binDir.resolve(source.getFileName()));
@@ -133,19 +180,52 @@ public final class BinaryInstaller
                 throw new CniChainException(ErrorCode.IO, binDir.resolve(source.getFileName()), "cannot be removed: " + e.getMessage(), e);
             }
         }
+        Path record = target.resolve(RECORD);
+        if (!Files.isRegularFile(record, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return removed;
+        }
+        try {
+            for (String line : Files.readAllLines(record, java.nio.charset.StandardCharsets.UTF_8)) {
+                String[] fields = line.split("  ", 2);
+                if (line.startsWith("#") || fields.length != 2 || !fields[0].matches("[0-9a-f]{64}") || fields[1].isEmpty() || fields[1].contains("/")
+                        || fields[1].startsWith(".") || !handled.add(fields[1])) {
+                    continue;
+                }
+                Path destination = target.resolve(fields[1]);
+                if (!Files.isRegularFile(destination, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    continue;
+                }
+                if (sha256(Files.readAllBytes(destination)).equals(fields[0])) {
+                    writer.delete(destination, binDir.resolve(fields[1]));
+                    removed.add(binDir.resolve(fields[1]));
+                }
+                else {
+                    leftBehind.add(binDir.resolve(fields[1]) + ": left in place: its bytes changed since install copied it (" + binDir.resolve(RECORD)
+                            + " has its SHA-256), so it is someone else's now");
+                }
+            }
+            writer.delete(record, binDir.resolve(RECORD));
+        }
+        catch (IOException e) {
+            throw new CniChainException(ErrorCode.IO, binDir.resolve(RECORD), "cannot be read or removed: " + e.getMessage(), e);
+        }
         return removed;
     }
 
     /**
-     * Uninstall removes only what it can tell install copied: a binary with the same bytes as its source. Without a
-     * source (the image's directory is missing or empty, as when uninstall runs on a host) it cannot tell whether the
-     * plugin's binary is ours or another installer's: the binary stays, and this says why and what to do.
+     * Uninstall removes only what it can tell install copied: a binary with the same bytes as its source, or with the
+     * SHA-256 the record holds. A recorded binary whose bytes changed stays, and this says so. Without a source and
+     * without a record it cannot tell whether the plugin's binary is ours or another installer's: the binary stays,
+     * and this says why and what to do.
      *
      * @param type the chained plugin's type, its binary's name
      * @return why the plugin's binary was left in place, when it was for that reason
      */
     public Optional<String> leftForWantOfSource(String type)
     {
+        if (!leftBehind.isEmpty()) {
+            return Optional.of(String.join("; ", leftBehind));
+        }
         if (sameDirectory() || !sources().isEmpty()) {
             return Optional.empty();
         }

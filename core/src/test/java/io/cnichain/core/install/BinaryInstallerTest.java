@@ -73,13 +73,46 @@ class BinaryInstallerTest
         assertThat(node.binDir().resolve("bridge")).exists();
     }
 
-    /** On a host the image's directory is gone: uninstall cannot tell the plugin's binary is ours, so it stays, said. */
+    /** On a host the image's directory is gone: the record install kept tells uninstall which binaries are ours. */
     @Test
-    void withoutItsSourceThePluginsBinaryIsLeftAndUninstallSaysWhy()
+    void withoutItsSourceUninstallRemovesWhatTheRecordNames()
             throws IOException
     {
         installer.install("linkerd");
         node.binaries("bridge");
+        Path record = node.binDir().resolve(BinaryInstaller.RECORD);
+        assertThat(Files.readString(record)).startsWith("# written by cni-chain install").containsPattern("\n[0-9a-f]{64}  linkerd-cni\n");
+        assertThat(Files.getPosixFilePermissions(record)).isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.delete(node.imageBinDir().resolve("linkerd-cni"));
+        assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(installer.leftForWantOfSource("linkerd-cni")).isEmpty();
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+        assertThat(record).doesNotExist();
+        assertThat(node.binDir().resolve("bridge")).as("not install's").exists();
+    }
+
+    @Test
+    void aRecordedBinaryWhoseBytesChangedIsLeftAndSaid()
+            throws IOException
+    {
+        installer.install("linkerd");
+        Files.writeString(node.binDir().resolve("linkerd-cni"), "#!/bin/sh\n# someone else's\n");
+        Files.delete(node.imageBinDir().resolve("linkerd-cni"));
+        assertThat(installer.uninstall()).isEmpty();
+        assertThat(installer.leftForWantOfSource("linkerd-cni")).hasValueSatisfying(why -> assertThat(why)
+                .isEqualTo("/opt/cni/bin/linkerd-cni: left in place: its bytes changed since install copied it (/opt/cni/bin/" + BinaryInstaller.RECORD
+                        + " has its SHA-256), so it is someone else's now"));
+        assertThat(node.binDir().resolve("linkerd-cni")).exists();
+    }
+
+    /** Without its source and without a record, uninstall cannot tell the plugin's binary is ours: it stays, said. */
+    @Test
+    void withoutItsSourceOrARecordThePluginsBinaryIsLeftAndUninstallSaysWhy()
+            throws IOException
+    {
+        installer.install("linkerd");
+        node.binaries("bridge");
+        Files.delete(node.binDir().resolve(BinaryInstaller.RECORD));
         Files.delete(node.imageBinDir().resolve("linkerd-cni"));
         assertThat(installer.uninstall()).isEmpty();
         assertThat(installer.leftForWantOfSource("linkerd-cni")).hasValueSatisfying(why -> assertThat(why)

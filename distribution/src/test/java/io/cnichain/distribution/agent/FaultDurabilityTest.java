@@ -1,6 +1,7 @@
 package io.cnichain.distribution.agent;
 
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,8 @@ class FaultDurabilityTest
 
         List<List<Strace.Call>> install = traced(node, "install");
         Map<String, String> created = checkDurable(install);
-        assertThat(created).containsOnlyKeys("linkerd-cni", "ZZZ-linkerd-cni-kubeconfig", "10-bridge.conflist")
+        assertThat(created).containsOnlyKeys("linkerd-cni", BinaryInstaller.RECORD, "ZZZ-linkerd-cni-kubeconfig", "10-bridge.conflist")
+                .containsEntry(BinaryInstaller.RECORD, "0644")
                 .containsEntry("ZZZ-linkerd-cni-kubeconfig", "0600")
                 .containsEntry("linkerd-cni", "0755")
                 .containsEntry("10-bridge.conflist", "0640");
@@ -51,8 +53,9 @@ class FaultDurabilityTest
         List<List<Strace.Call>> uninstall = traced(node, "uninstall");
         assertThat(checkDurable(uninstall)).containsOnly(Map.entry("10-bridge.conf", "0640"));
         assertThat(mode(conf)).isEqualTo("rw-r-----");
-        assertThat(unlinked(uninstall)).containsExactlyInAnyOrder(node.conf("10-bridge.conflist"), kubeconfig, node.binDir().resolve("linkerd-cni"));
-        FaultSettings.report("fsync", "install: 3 files written, each created with its final mode, synced, renamed, its directory synced; the"
+        assertThat(unlinked(uninstall)).containsExactlyInAnyOrder(node.conf("10-bridge.conflist"), kubeconfig, node.binDir().resolve("linkerd-cni"),
+                node.binDir().resolve(BinaryInstaller.RECORD));
+        FaultSettings.report("fsync", "install: 4 files written (the binary's record included), each created with its final mode, synced, renamed, its directory synced; the"
                 + " .conf unlinked and its directory synced; uninstall likewise");
     }
 
