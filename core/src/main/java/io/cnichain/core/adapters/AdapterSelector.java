@@ -79,7 +79,18 @@ public final class AdapterSelector
      * @param choice what the configuration asks for
      * @return the selection
      */
-    public Selection select(NodeView node, AdapterChoice choice)
+    public Selection select(NodeSnapshot node, AdapterChoice choice)
+    {
+        return select(node, node, choice);
+    }
+
+    /**
+     * @param view   what the adapters see of the node (a test may watch their calls through it)
+     * @param node   the node, for the core's own rules on what the runtime loads
+     * @param choice what the configuration asks for
+     * @return the selection
+     */
+    Selection select(NodeView view, NodeSnapshot node, AdapterChoice choice)
     {
         // Every adapter call of the decision on one adapter-call thread: one hand-over per pass, not one per call.
         return AdapterCalls.batch(new Supplier<>()
@@ -87,7 +98,7 @@ public final class AdapterSelector
             @Override
             public Selection get()
             {
-                return decide(node, choice);
+                return decide(view, node, choice);
             }
         });
     }
@@ -115,7 +126,7 @@ public final class AdapterSelector
         });
     }
 
-    private Selection decide(NodeView node, AdapterChoice choice)
+    private Selection decide(NodeView node, NodeSnapshot snapshot, AdapterChoice choice)
     {
         List<Candidate> candidates = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -222,9 +233,7 @@ public final class AdapterSelector
                 unpatchable = Optional.of("the runtime loads " + entry.path() + ", which cannot be patched: " + entry.problem().orElseThrow());
             }
         }
-        if (node instanceof NodeSnapshot snapshot) {
-            unpatchable = otherReadings(snapshot, effective, byFile, unpatchable);
-        }
+        unpatchable = otherReadings(snapshot, effective, byFile, unpatchable);
         return new Selection(chosen, settingsFor(chosen), why, candidates, List.copyOf(byFile.values()), named, notes, warnings(chosen, node), failure,
                 unpatchable, judge(chosen, node, byFile.values(), named));
     }

@@ -8,13 +8,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -111,13 +118,13 @@ public final class BinaryInstaller
                 throw new CniChainException(ErrorCode.IO, source, "cannot be read: " + e.getMessage(), e);
             }
         }
-        byte[] bytes = record.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] bytes = record.toString().getBytes(StandardCharsets.UTF_8);
         Path file = target.resolve(RECORD);
         try {
-            if (Files.isRegularFile(file, java.nio.file.LinkOption.NOFOLLOW_LINKS) && Arrays.equals(bytes, Files.readAllBytes(file))) {
+            if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && Arrays.equals(bytes, Files.readAllBytes(file))) {
                 return;
             }
-            writer.write(file, binDir.resolve(RECORD), bytes, AtomicFileWriter.FileMode.exactly(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--")),
+            writer.write(file, binDir.resolve(RECORD), bytes, AtomicFileWriter.FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
                     Optional.empty());
         }
         catch (IOException e) {
@@ -128,9 +135,9 @@ public final class BinaryInstaller
     private static String sha256(byte[] bytes)
     {
         try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         }
-        catch (java.security.NoSuchAlgorithmException e) {
+        catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("the JDK has no SHA-256", e);
         }
     }
@@ -166,7 +173,7 @@ public final class BinaryInstaller
         }
         Path target = host.toContainer(binDir);
         List<Path> removed = new ArrayList<>();
-        java.util.Set<String> handled = new java.util.HashSet<>();
+        Set<String> handled = new HashSet<>();
         for (Path source : sources()) {
             Path destination = target.resolve(source.getFileName());
             handled.add(source.getFileName().toString());
@@ -181,18 +188,18 @@ public final class BinaryInstaller
             }
         }
         Path record = target.resolve(RECORD);
-        if (!Files.isRegularFile(record, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)) {
             return removed;
         }
         try {
-            for (String line : Files.readAllLines(record, java.nio.charset.StandardCharsets.UTF_8)) {
+            for (String line : Files.readAllLines(record, StandardCharsets.UTF_8)) {
                 String[] fields = line.split("  ", 2);
                 if (line.startsWith("#") || fields.length != 2 || !fields[0].matches("[0-9a-f]{64}") || fields[1].isEmpty() || fields[1].contains("/")
                         || fields[1].startsWith(".") || !handled.add(fields[1])) {
                     continue;
                 }
                 Path destination = target.resolve(fields[1]);
-                if (!Files.isRegularFile(destination, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (!Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
                 if (sha256(Files.readAllBytes(destination)).equals(fields[0])) {
@@ -230,7 +237,7 @@ public final class BinaryInstaller
             return Optional.empty();
         }
         Path binary = host.toContainer(binDir).resolve(type);
-        if (!Files.isRegularFile(binary, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isRegularFile(binary, LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }
         return Optional.of(binDir.resolve(type) + ": left in place: uninstall removes a binary only when it has the bytes of the one install "

@@ -11,6 +11,8 @@ import io.cnichain.core.kube.KubeApiClient.Hint;
 import io.cnichain.core.shutdown.ShutdownDecision.Reason;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -106,7 +108,7 @@ public final class ShutdownDecider
 
     private String missing()
     {
-        java.util.List<String> missing = new java.util.ArrayList<>();
+        List<String> missing = new ArrayList<>();
         if (api.host().isEmpty()) {
             missing.add("KUBERNETES_SERVICE_HOST");
         }

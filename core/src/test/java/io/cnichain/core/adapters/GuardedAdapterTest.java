@@ -1,6 +1,7 @@
 package io.cnichain.core.adapters;
 
 import io.cnichain.core.config.AdapterChoice;
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
@@ -197,10 +198,11 @@ class GuardedAdapterTest
         Scripted second = new Scripted("second", record);
         AdapterRegistry registry = registryOf(first, second);
         List<Thread> decider = new CopyOnWriteArrayList<>();
-        NodeView view = watched(node.snapshot(), () -> decider.add(Thread.currentThread()));
+        NodeSnapshot snapshot = node.snapshot();
+        NodeView view = watched(snapshot, () -> decider.add(Thread.currentThread()));
         Thread.currentThread().setContextClassLoader(own);
         try {
-            new AdapterSelector(registry, node.config().adapters()).select(view, AdapterChoice.auto());
+            new AdapterSelector(registry, node.config().adapters()).select(view, snapshot, AdapterChoice.auto());
         }
         finally {
             Thread.currentThread().setContextClassLoader(getClass().getClassLoader());

@@ -14,14 +14,10 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import org.opentest4j.TestAbortedException;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.Objects;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,11 +49,7 @@ class ContainerdParserAgreementIT
         }
         sandbox = Sandbox.create();
         node = sandbox.node("agreement");
-        Path bridge = node.binDir().resolve("bridge");
-        try (InputStream stub = Objects.requireNonNull(ContainerdParserAgreementIT.class.getResourceAsStream("/runtime/bridge-stub"), "bridge-stub")) {
-            Files.copy(stub, bridge, StandardCopyOption.REPLACE_EXISTING);
-        }
-        Files.setPosixFilePermissions(bridge, PosixFilePermissions.fromString("rwxr-xr-x"));
+        node.useBridgeStub();
     }
 
     @AfterContainer

@@ -3,13 +3,10 @@ package io.cnichain.distribution.runtime;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,11 +28,7 @@ class ContainerdVerdictsIT
             throws IOException
     {
         try (RuntimeNode node = sandbox.node("verdicts")) {
-            Path bridge = node.binDir().resolve("bridge");
-            try (InputStream stub = Objects.requireNonNull(ContainerdVerdictsIT.class.getResourceAsStream("/runtime/bridge-stub"), "bridge-stub")) {
-                Files.copy(stub, bridge, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-            Files.setPosixFilePermissions(bridge, PosixFilePermissions.fromString("rwxr-xr-x"));
+            node.useBridgeStub();
             List<Verdicts.Row> rows = Verdicts.read(CORPUS.resolve("verdicts.tsv"));
             List<String> disagreements = new ArrayList<>();
             int loads = 0;

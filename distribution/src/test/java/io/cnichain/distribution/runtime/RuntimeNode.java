@@ -123,6 +123,22 @@ public final class RuntimeNode
         return root.resolve("opt/cni/bin");
     }
 
+    /**
+     * Puts a stand-in for {@code bridge} in the bin dir: a file that names it then runs without touching the host's
+     * network (for judging whether a runtime loads a file, not what its plugins do).
+     */
+    public void useBridgeStub()
+    {
+        Path bridge = binDir().resolve("bridge");
+        try (InputStream stub = requireNonNull(RuntimeNode.class.getResourceAsStream("/runtime/bridge-stub"), "bridge-stub resource")) {
+            Files.copy(stub, bridge, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.setPosixFilePermissions(bridge, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public Path installedPlugin()
     {
         return binDir().resolve(PLUGIN);
