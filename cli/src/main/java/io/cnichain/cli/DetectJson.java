@@ -20,6 +20,7 @@ final class DetectJson
         ObjectNode root = CniJson.nodes().objectNode();
         root.put("confDir", report.confDir());
         root.put("binDir", report.binDir());
+        root.put("fileCalls", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
         ArrayNode adapters = root.putArray("adapters");
         for (DetectReport.AdapterScore adapter : report.adapters()) {
             ObjectNode node = adapters.addObject();

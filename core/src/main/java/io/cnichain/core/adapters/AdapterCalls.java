@@ -151,6 +151,10 @@ public final class AdapterCalls
     private static final class Batch
     {
         private static final long BETWEEN_CALLS_NANOS = DEFAULT_LIMIT.toNanos() / 4;
+        /** The most the core code between two adapter calls may take: the default limit of one call. */
+        private static final long BETWEEN_CALLS_LIMIT_NANOS = DEFAULT_LIMIT.toNanos();
+
+        private volatile long idleSince = System.nanoTime();
 
         private volatile Running running;
         private volatile boolean abandoned;
@@ -176,6 +180,7 @@ public final class AdapterCalls
             }
             finally {
                 running = null;
+                idleSince = System.nanoTime();
                 thread.setContextClassLoader(previous);
             }
             checkAbandoned();
@@ -199,6 +204,14 @@ public final class AdapterCalls
                     return Optional.of(future.get(Math.max(wait, 0), TimeUnit.NANOSECONDS));
                 }
                 catch (TimeoutException e) {
+                    if (now == null && running == null && System.nanoTime() - idleSince > BETWEEN_CALLS_LIMIT_NANOS) {
+                        // Between adapter calls runs only core code; stuck this long, it is stuck in something an
+                        // adapter handed over: abandoned, and never waited for without end.
+                        abandoned = true;
+                        future.cancel(true);
+                        throw new IllegalStateException("the adapters' decision was stuck between adapter calls for over "
+                                + describe(Duration.ofNanos(BETWEEN_CALLS_LIMIT_NANOS)));
+                    }
                     if (now != null && running == now && System.nanoTime() - now.deadlineNanos() >= 0) {
                         abandoned = true;
                         future.cancel(true);

@@ -4,6 +4,7 @@ import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniConfig;
 import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
@@ -101,7 +102,7 @@ public final class GuardedAdapter
             description = Optional.ofNullable((String) AdapterCalls.call(new Invocation(delegate, "description"), limit, loader)).orElse(name);
             @SuppressWarnings("unchecked")
             Set<String> names = (Set<String>) AdapterCalls.call(new Invocation(delegate, "settingNames"), limit, loader);
-            settingNames = Set.copyOf(requireNonNullResult(names, "settingNames"));
+            settingNames = requireNonNullResult(names, "settingNames");
         }
         catch (AdapterCalls.CallFailure e) {
             failure = Optional.of("while loading: " + e.getMessage());
@@ -161,14 +162,14 @@ public final class GuardedAdapter
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return List.copyOf(call(new Invocation(delegate, "authoritativeConfigs").on(view, settings)));
+        return call(new Invocation(delegate, "authoritativeConfigs").on(view, settings));
     }
 
     @Override
     public Set<Path> watchDirectories(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return Set.copyOf(call(new Invocation(delegate, "watchDirectories").on(view, settings)));
+        return call(new Invocation(delegate, "watchDirectories").on(view, settings));
     }
 
     @Override
@@ -181,7 +182,7 @@ public final class GuardedAdapter
     public List<String> warnings(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return List.copyOf(call(new Invocation(delegate, "warnings").on(view, settings)));
+        return call(new Invocation(delegate, "warnings").on(view, settings));
     }
 
     @Override
@@ -274,21 +275,62 @@ public final class GuardedAdapter
             return this;
         }
 
+        /**
+         * The adapter's answer, made ours inside the guarded call: collections copied (a list whose {@code size()}
+         * never returns must hang the call, which has a time limit, not the engine), paths made the default file
+         * system's, and every target looked up again in the node view, so that it carries our resolution of the path,
+         * checked against the allowed roots, whatever the adapter built.
+         */
         @Override
         public Object call()
         {
             return switch (method) {
                 case "name" -> delegate.name();
                 case "description" -> delegate.description();
-                case "settingNames" -> delegate.settingNames();
+                case "settingNames" -> copyOrNull(delegate.settingNames());
                 case "detect" -> delegate.detect(node, settings);
-                case "authoritativeConfigs" -> delegate.authoritativeConfigs(node, settings);
-                case "watchDirectories" -> delegate.watchDirectories(node, settings);
+                case "authoritativeConfigs" -> ourTargets(delegate.authoritativeConfigs(node, settings));
+                case "watchDirectories" -> ourPaths(delegate.watchDirectories(node, settings));
                 case "incompleteReason" -> delegate.incompleteReason(target, config, settings);
-                case "warnings" -> delegate.warnings(node, settings);
+                case "warnings" -> copyOrNull(delegate.warnings(node, settings));
                 case "fightHint" -> delegate.fightHint();
                 default -> throw new IllegalArgumentException("no adapter method " + method);
             };
+        }
+
+        private static Set<String> copyOrNull(Set<String> names)
+        {
+            return names == null ? null : Set.copyOf(names);
+        }
+
+        private static List<String> copyOrNull(List<String> lines)
+        {
+            return lines == null ? null : List.copyOf(lines);
+        }
+
+        private List<ConfigTarget> ourTargets(List<ConfigTarget> targets)
+        {
+            if (targets == null) {
+                return null;
+            }
+            List<ConfigTarget> ours = new java.util.ArrayList<>();
+            for (ConfigTarget target : List.copyOf(targets)) {
+                ConfigEntry entry = node.inspect(Path.of(target.entry().path().toString()));
+                ours.add(new ConfigTarget(entry, target.reason()));
+            }
+            return List.copyOf(ours);
+        }
+
+        private static Set<Path> ourPaths(Set<Path> paths)
+        {
+            if (paths == null) {
+                return null;
+            }
+            Set<Path> ours = new java.util.LinkedHashSet<>();
+            for (Path path : List.copyOf(paths)) {
+                ours.add(Path.of(path.toString()));
+            }
+            return Set.copyOf(ours);
         }
     }
 }

@@ -68,9 +68,11 @@ public final class Agent
     public int run()
             throws IOException
     {
+        log.info("File calls: {}", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
         Optional<HealthServer> health = Optional.empty();
         if (config.run().healthPort() > 0) {
-            HealthServer server = new HealthServer(config.run().healthPort(), status, metrics, policy.stuckAfter());
+            HealthServer server = new HealthServer(java.net.InetAddress.getByName(config.run().healthAddress()), config.run().healthPort(), status, metrics,
+                    policy.stuckAfter());
             server.start();
             health = Optional.of(server);
         }

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -72,7 +73,35 @@ final class YamlDocument
         if (!(loaded instanceof Map<?, ?>)) {
             throw new CniChainException(ErrorCode.BAD_CONFIG, file, "must be a YAML mapping of settings, not a " + ConfigErrors.kind(loaded));
         }
+        rejectCycles(file, loaded, "", java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
         return new YamlDocument(new YamlValue(file, "", loaded));
+    }
+
+    /**
+     * An alias to a node that contains it ({@code config: &a {self: *a}}) loads as a mapping that holds itself: every
+     * later walk of it would never end. Refused here, naming the key.
+     */
+    private static void rejectCycles(Path file, Object value, String key, Set<Object> onPath)
+    {
+        if (!(value instanceof Map<?, ?>) && !(value instanceof List<?>)) {
+            return;
+        }
+        if (!onPath.add(value)) {
+            throw new CniChainException(ErrorCode.BAD_CONFIG, file, (key.isEmpty() ? "the document" : "key " + key)
+                    + ": a YAML alias refers to a mapping or list that contains it (recursive); write the value out instead");
+        }
+        if (value instanceof Map<?, ?> map) {
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                rejectCycles(file, entry.getValue(), key.isEmpty() ? String.valueOf(entry.getKey()) : key + "." + entry.getKey(), onPath);
+            }
+        }
+        else {
+            int index = 0;
+            for (Object element : (List<?>) value) {
+                rejectCycles(file, element, key + "[" + index++ + "]", onPath);
+            }
+        }
+        onPath.remove(value);
     }
 
     /**

@@ -2,6 +2,8 @@ package io.cnichain.core.discovery;
 
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.fs.SymlinkResolver;
+import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.spi.ConfigEntry;
 
 import java.nio.file.Files;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -38,6 +41,7 @@ public final class NodeScanner
     private final Set<String> changed = new HashSet<>();
     private boolean everything = true;
     private Optional<String> listingProblem = Optional.empty();
+    private List<FileSystemCalls.EntryName> unnameable = List.of();
     private Map<String, ConfigEntry> published = Map.of();
 
     public NodeScanner(NodeLayout layout)
@@ -55,6 +59,11 @@ public final class NodeScanner
      */
     public void changed(String name)
     {
+        if (name.indexOf('\uFFFD') >= 0 || PathNames.toPath(layout.confDir(), name.getBytes(PathNames.ENCODING)).isEmpty()) {
+            // A name the event could only give decoded: the listing, by bytes, decides what it is.
+            everything = true;
+            return;
+        }
         changed.add(name);
         cache.forget(layout.confDir().resolve(name));
     }
@@ -96,7 +105,7 @@ public final class NodeScanner
         if (modified) {
             published = Collections.unmodifiableMap(new LinkedHashMap<>(entries));
         }
-        return new NodeSnapshot(layout, resolver, reader, published, new ConcurrentHashMap<>(readableOnly), listingProblem, Optional.of(cache));
+        return new NodeSnapshot(layout, resolver, reader, published, new ConcurrentHashMap<>(readableOnly), listingProblem, unnameable, Optional.of(cache));
     }
 
     private boolean listEverything()
@@ -109,6 +118,7 @@ public final class NodeScanner
         readableOnly.clear();
         readableOnly.putAll(listing.readableOnly());
         listingProblem = listing.problem();
+        unnameable = listing.unnameable();
         volatileNames.clear();
         Set<Path> inView = new HashSet<>(readableOnly.values());
         for (ConfigEntry entry : entries.values()) {

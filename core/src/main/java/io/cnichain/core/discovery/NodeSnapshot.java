@@ -6,12 +6,13 @@ import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.fs.Resolution;
 import io.cnichain.core.fs.SymlinkResolver;
+import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.NodeView;
 import io.cnichain.spi.ParseResult;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -49,6 +50,8 @@ public final class NodeSnapshot
     private final Map<String, ConfigEntry> entries;
     private final List<ConfigEntry> entryList;
     private final Optional<String> listingProblem;
+    /** Entries whose names the JVM cannot name (not valid in its path encoding): reported, never opened. */
+    private final List<FileSystemCalls.EntryName> unnameable;
     /** Parses kept across the agent's passes; none for a one-shot command's snapshot. */
     private final Optional<ParseCache> cache;
     // Concurrent: adapters run on the guard's threads, and a call abandoned after its time limit may still be
@@ -58,8 +61,9 @@ public final class NodeSnapshot
     private final Map<Path, Path> readableOnly;
 
     NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
-            Map<Path, Path> readableOnly, Optional<String> listingProblem, Optional<ParseCache> cache)
+            Map<Path, Path> readableOnly, Optional<String> listingProblem, List<FileSystemCalls.EntryName> unnameable, Optional<ParseCache> cache)
     {
+        this.unnameable = unnameable;
         this.layout = layout;
         this.readableOnly = readableOnly;
         this.resolver = resolver;
@@ -73,7 +77,8 @@ public final class NodeSnapshot
     static NodeSnapshot take(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader)
     {
         Listing listing = list(layout, resolver);
-        return new NodeSnapshot(layout, resolver, reader, listing.entries(), listing.readableOnly(), listing.problem(), Optional.empty());
+        return new NodeSnapshot(layout, resolver, reader, listing.entries(), listing.readableOnly(), listing.problem(), listing.unnameable(),
+                Optional.empty());
     }
 
     /**
@@ -83,16 +88,24 @@ public final class NodeSnapshot
      * @param readableOnly files the runtime reads but we may not write, by entry path
      * @param problem      why the directory could not be listed, when it could not
      */
-    record Listing(Map<String, ConfigEntry> entries, Map<Path, Path> readableOnly, Optional<String> problem) {}
+    record Listing(Map<String, ConfigEntry> entries, Map<Path, Path> readableOnly, Optional<String> problem, List<FileSystemCalls.EntryName> unnameable) {}
 
     static Listing list(NodeLayout layout, SymlinkResolver resolver)
     {
         Path directory = layout.containerConfDir();
         List<String> names = new ArrayList<>();
+        List<FileSystemCalls.EntryName> unnameable = new ArrayList<>();
         Optional<String> problem = Optional.empty();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
-            for (Path path : stream) {
-                names.add(path.getFileName().toString());
+        try {
+            // Names are bytes: listed as the kernel has them, and kept only where the JVM can name those very bytes.
+            for (FileSystemCalls.EntryName name : FileSystemCalls.get().listNames(directory)) {
+                Optional<Path> path = name.exact() ? PathNames.toPath(directory, name.bytes()) : Optional.empty();
+                if (path.isPresent()) {
+                    names.add(path.get().getFileName().toString());
+                }
+                else {
+                    unnameable.add(name);
+                }
             }
         }
         catch (NoSuchFileException e) {
@@ -110,7 +123,7 @@ public final class NodeSnapshot
         for (String name : names) {
             entries.put(name, toEntry(resolver, layout.confDir().resolve(name), readableOnly));
         }
-        return new Listing(entries, readableOnly, problem);
+        return new Listing(entries, readableOnly, problem, List.copyOf(unnameable));
     }
 
     static ConfigEntry toEntry(SymlinkResolver resolver, Path hostPath, Map<Path, Path> readableOnly)
@@ -137,6 +150,16 @@ public final class NodeSnapshot
     public NodeLayout layout()
     {
         return layout;
+    }
+
+    /** @return entries whose names the JVM cannot name, as printable text (see {@link PathNames#printable}) */
+    public List<String> unnameableNames()
+    {
+        List<String> names = new ArrayList<>();
+        for (FileSystemCalls.EntryName name : unnameable) {
+            names.add(PathNames.printable(name.bytes()));
+        }
+        return names;
     }
 
     /** Why the configuration directory could not be listed, when it could not. */
@@ -325,6 +348,17 @@ public final class NodeSnapshot
                 problems.add(entry.path() + (effective.isPresent() ? " sorts before the effective configuration" : " is in the conf dir")
                         + " and cannot be read whole (" + parse(entry).error().orElse("") + "): the runtime may load it, and we cannot tell whether "
                         + "it carries our entry; make it smaller than maxConfigBytes or readable, or remove it");
+            }
+        }
+        byte[] effectiveName = effective.isPresent() ? effective.get().name().getBytes(java.nio.charset.StandardCharsets.UTF_8) : null;
+        for (FileSystemCalls.EntryName name : unnameable) {
+            String printable = PathNames.printable(name.bytes());
+            // By bytes, as the runtime sorts; a name the fallback saw only decoded may sort anywhere.
+            boolean before = effectiveName == null || !name.exact() || java.util.Arrays.compareUnsigned(name.bytes(), effectiveName) < 0;
+            if (ConfigNames.isRuntimeLoadable(printable) && before) {
+                problems.add(layout.confDir().resolve(printable.replace('/', '?')) + " has a name the agent cannot open (its bytes are not valid "
+                        + PathNames.ENCODING + ")" + (effective.isPresent() ? " and sorts before the effective configuration" : "")
+                        + ": the runtime may load it, and we cannot tell whether it carries our entry; rename it");
             }
         }
         return problems;

@@ -163,7 +163,20 @@ final class ConfigFileUpdater
             // The replacement takes the original's mode and owner; it is complete on disk before the original goes, so the
             // runtime never sees a moment without a configuration.
             PosixFileAttributes attributes = Files.readAttributes(host.toContainer(target), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            writer.writeBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), Optional.empty());
+            Optional<byte[]> ours = ownEarlierConversion(host.toContainer(replacement), target.getFileName().toString());
+            if (ours.isEmpty() && Files.exists(host.toContainer(replacement), LinkOption.NOFOLLOW_LINKS)) {
+                // Another network's file, or the operator's: never ours to replace, nor (on uninstall) to delete.
+                return new FileOutcome(path, FileOutcome.Result.FAILED, replacement + " already exists and cni-chain did not write it; "
+                        + (installing ? "converting " + target + " would replace it" : "restoring " + replacement + " would replace it")
+                        + ", so neither file is touched (rename or remove one of them)", List.of());
+            }
+            if (ours.isPresent()) {
+                // Ours from a conversion that stopped before the original was deleted: finish it.
+                writer.writeBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes), ours);
+            }
+            else {
+                writer.createBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes));
+            }
             List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, replace.content()));
             try {
                 writer.deleteBelow(host.root(), host.toContainer(target), target);
@@ -190,6 +203,29 @@ final class ConfigFileUpdater
         }
         catch (IOException e) {
             return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": cannot be read: " + e.getMessage(), List.of());
+        }
+    }
+
+    /**
+     * @return the bytes of {@code candidate} when it is a list we converted from {@code originalName} (it names it in
+     *         {@link io.cnichain.core.patch.Patcher#CONVERTED_FROM}), and empty when it is absent or anyone else's
+     */
+    private Optional<byte[]> ownEarlierConversion(Path candidate, String originalName)
+    {
+        if (!originalName.endsWith(".conf") && !originalName.endsWith(".json")) {
+            return Optional.empty();
+        }
+        try {
+            byte[] bytes = reader.read(candidate, candidate);
+            CniConfigParser.LoadedConfig loaded = CniConfigParser.parse(candidate.getFileName().toString(), bytes);
+            Optional<io.cnichain.core.json.JsonValue> from = loaded.root().get(io.cnichain.core.patch.Patcher.CONVERTED_FROM);
+            if (from.isPresent() && from.get() instanceof io.cnichain.core.json.JsonValue.JString name && name.value().equals(originalName)) {
+                return Optional.of(bytes);
+            }
+            return Optional.empty();
+        }
+        catch (CniChainException | CniConfigParser.InvalidConfigException e) {
+            return Optional.empty();
         }
     }
 

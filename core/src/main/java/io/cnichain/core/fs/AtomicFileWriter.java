@@ -95,6 +95,22 @@ public final class AtomicFileWriter
      */
     public void writeBelow(Path base, Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected)
     {
+        write(base, target, reportedPath, content, mode, expected, false);
+    }
+
+    /**
+     * {@link #writeBelow}, for a file that must not exist: it is never replaced, not even when it appears while the
+     * new one is written (renameat2 RENAME_NOREPLACE where the kernel has it; a check just before the rename where not).
+     *
+     * @throws CniChainException {@link ErrorCode#CONCURRENT_CHANGE} when the file exists
+     */
+    public void createBelow(Path base, Path target, Path reportedPath, byte[] content, FileMode mode)
+    {
+        write(base, target, reportedPath, content, mode, Optional.empty(), true);
+    }
+
+    private void write(Path base, Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected, boolean mustBeNew)
+    {
         Path absolute = target.toAbsolutePath();
         String name = absolute.getFileName().toString();
         String tempName = TEMP_PREFIX + name + "." + randomSuffix() + TEMP_SUFFIX;
@@ -103,6 +119,9 @@ public final class AtomicFileWriter
             Optional<PosixFileAttributes> existing = directory.attributes(name);
             if (existing.isPresent() && !existing.get().isRegularFile()) {
                 throw new CniChainException(ErrorCode.IO, reportedPath, "is not a regular file; refusing to replace it");
+            }
+            if (existing.isPresent() && mustBeNew) {
+                throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "exists, and is not ours to replace; not written");
             }
             Set<PosixFilePermission> permissions = existing.isPresent() && !mode.exact() ? existing.get().permissions() : mode.permissions();
             try {
@@ -125,8 +144,14 @@ public final class AtomicFileWriter
                 beforeRename.run(temp, absolute);
                 if (expected.isPresent()) {
                     checkUnchanged(directory, name, reportedPath, expected.get());
+                    replaceUnlessChanged(directory, tempName, name, reportedPath, expected.get());
                 }
-                directory.rename(tempName, name);
+                else if (mustBeNew) {
+                    createUnlessPresent(directory, tempName, name, reportedPath);
+                }
+                else {
+                    directory.rename(tempName, name);
+                }
                 directory.sync();
             }
             catch (CniChainException e) {
@@ -208,6 +233,51 @@ public final class AtomicFileWriter
             // Best effort: a temp file we cannot remove is ignored by every reader anyway.
         }
         return removed;
+    }
+
+    /**
+     * Swaps the new file in (RENAME_EXCHANGE), then looks at what it displaced: when that is not the content the
+     * patch was made from, another writer's update came in after {@link #checkUnchanged}; it is swapped back, so it is
+     * never lost. Where the kernel or the file system cannot exchange, the plain rename leaves that short window.
+     */
+    private static void replaceUnlessChanged(WriteDirectory directory, String tempName, String name, Path reportedPath, byte[] expected)
+            throws IOException
+    {
+        try {
+            directory.exchange(tempName, name);
+        }
+        catch (UnsupportedOperationException e) {
+            directory.rename(tempName, name);
+            return;
+        }
+        catch (NoSuchFileException e) {
+            throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "was removed while we patched it; not written");
+        }
+        byte[] displaced = directory.read(tempName);
+        if (!Arrays.equals(displaced, expected)) {
+            directory.exchange(tempName, name);
+            throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "changed just before our rename; the other writer's"
+                    + " version was put back, ours not written; the change will be handled next");
+        }
+        directory.delete(tempName);
+    }
+
+    /** A new file never replaces one that appeared while it was written (RENAME_NOREPLACE where the kernel has it). */
+    private static void createUnlessPresent(WriteDirectory directory, String tempName, String name, Path reportedPath)
+            throws IOException
+    {
+        try {
+            directory.renameNoReplace(tempName, name);
+        }
+        catch (UnsupportedOperationException e) {
+            if (directory.attributes(name).isPresent()) {
+                throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "appeared while we wrote it; not replaced");
+            }
+            directory.rename(tempName, name);
+        }
+        catch (FileAlreadyExistsException e) {
+            throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "appeared while we wrote it; not replaced");
+        }
     }
 
     private static void checkUnchanged(WriteDirectory directory, String name, Path reportedPath, byte[] expected)

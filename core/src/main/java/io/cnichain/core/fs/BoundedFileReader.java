@@ -3,16 +3,14 @@ package io.cnichain.core.fs;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 
+import io.cnichain.core.fs.linux.FileSystemCalls;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * Reads a regular file whole, but never more than a limit and never anything that is not a regular file
- * (opening a FIFO for reading would block the agent until someone writes to it).
+ * (opening a FIFO for reading would block the agent until someone writes to it): {@link FileSystemCalls#readRegularFile}.
  */
 public final class BoundedFileReader
 {
@@ -44,21 +42,16 @@ public final class BoundedFileReader
     public byte[] read(Path file, Path reportedPath)
     {
         try {
-            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!attributes.isRegularFile()) {
-                throw new CniChainException(ErrorCode.IO, reportedPath, "is " + (attributes.isDirectory() ? "a directory" : FileKinds.describe(file)) + ", not a regular file");
+            // Opened without following a link and without blocking, then checked on the descriptor (kernel calls),
+            // or checked, then opened (the Java fallback).
+            byte[] bytes = FileSystemCalls.get().readRegularFile(file, limit);
+            if (bytes.length > limit) {
+                throw tooLarge(reportedPath, sizeOf(file, bytes.length));
             }
-            if (attributes.size() > limit) {
-                throw tooLarge(reportedPath, attributes.size());
-            }
-            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-                // The file may grow between the size check and the read: read at most one byte past the limit.
-                byte[] bytes = in.readNBytes((int) limit + 1);
-                if (bytes.length > limit) {
-                    throw tooLarge(reportedPath, bytes.length);
-                }
-                return bytes;
-            }
+            return bytes;
+        }
+        catch (FileSystemCalls.NotRegularFile e) {
+            throw new CniChainException(ErrorCode.IO, reportedPath, "is " + e.kind() + ", not a regular file");
         }
         catch (java.nio.file.NoSuchFileException e) {
             throw new CniChainException(ErrorCode.IO, reportedPath, "does not exist");
@@ -68,6 +61,17 @@ public final class BoundedFileReader
         }
         catch (IOException e) {
             throw new CniChainException(ErrorCode.IO, reportedPath, "cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    /** Only the limit and one byte were read: the size, for the message, from the file system. */
+    private static long sizeOf(Path file, long atLeast)
+    {
+        try {
+            return Math.max(atLeast, java.nio.file.Files.size(file));
+        }
+        catch (IOException e) {
+            return atLeast;
         }
     }
 

@@ -1,5 +1,7 @@
 package io.cnichain.core.fs;
 
+import io.cnichain.core.fs.linux.FileSystemCalls;
+
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.Channels;
@@ -74,7 +76,21 @@ abstract class WriteDirectory
             current.close();
             throw e;
         }
-        return new ByHandle(current, directory);
+        // The same directory again, by the kernel's descriptor, for renames the stream cannot make. A directory
+        // replaced between the two opens fails those renames safely: our temp file is not in the other one.
+        Optional<FileSystemCalls.Directory> held;
+        try {
+            held = FileSystemCalls.get().openDirectory(base.normalize(), relative);
+        }
+        catch (FileSystemCalls.LinkBelowBase e) {
+            current.close();
+            throw new LinkOnTheWay(directory);
+        }
+        catch (IOException | RuntimeException e) {
+            current.close();
+            throw e;
+        }
+        return new ByHandle(current, held, directory);
     }
 
     /** @return the attributes of an entry, not following a link, or empty when there is none */
@@ -92,6 +108,23 @@ abstract class WriteDirectory
 
     /** Renames an entry over another, atomically, within this directory. */
     abstract void rename(String from, String to)
+            throws IOException;
+
+    /**
+     * Renames unless the target exists (renameat2 RENAME_NOREPLACE).
+     *
+     * @throws java.nio.file.FileAlreadyExistsException when it exists
+     * @throws UnsupportedOperationException where only a plain rename can be made
+     */
+    abstract void renameNoReplace(String from, String to)
+            throws IOException;
+
+    /**
+     * Swaps two entries atomically (renameat2 RENAME_EXCHANGE).
+     *
+     * @throws UnsupportedOperationException where it cannot be made
+     */
+    abstract void exchange(String a, String b)
             throws IOException;
 
     /** @return whether the entry existed */
@@ -119,12 +152,34 @@ abstract class WriteDirectory
             extends WriteDirectory
     {
         private final SecureDirectoryStream<Path> handle;
+        private final Optional<FileSystemCalls.Directory> held;
         private final Path directory;
 
-        ByHandle(SecureDirectoryStream<Path> handle, Path directory)
+        ByHandle(SecureDirectoryStream<Path> handle, Optional<FileSystemCalls.Directory> held, Path directory)
         {
             this.handle = handle;
+            this.held = held;
             this.directory = directory;
+        }
+
+        @Override
+        void renameNoReplace(String from, String to)
+                throws IOException
+        {
+            if (held.isEmpty()) {
+                throw new UnsupportedOperationException("no renameat2 here");
+            }
+            held.get().renameNoReplace(from, to);
+        }
+
+        @Override
+        void exchange(String a, String b)
+                throws IOException
+        {
+            if (held.isEmpty()) {
+                throw new UnsupportedOperationException("no renameat2 here");
+            }
+            held.get().exchange(a, b);
         }
 
         @Override
@@ -194,7 +249,14 @@ abstract class WriteDirectory
         public void close()
                 throws IOException
         {
-            handle.close();
+            try {
+                handle.close();
+            }
+            finally {
+                if (held.isPresent()) {
+                    held.get().close();
+                }
+            }
         }
 
         @Override
@@ -251,6 +313,18 @@ abstract class WriteDirectory
                 throws IOException
         {
             Files.move(directory.resolve(from), directory.resolve(to), StandardCopyOption.ATOMIC_MOVE);
+        }
+
+        @Override
+        void renameNoReplace(String from, String to)
+        {
+            throw new UnsupportedOperationException("no renameat2 here");
+        }
+
+        @Override
+        void exchange(String a, String b)
+        {
+            throw new UnsupportedOperationException("no renameat2 here");
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.cnichain.testkit.TestNode;
 import io.cnichain.spi.AdapterException;
 import io.cnichain.spi.AdapterSettings;
 import io.cnichain.spi.CniPlatformAdapter;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import io.cnichain.spi.Detection;
 import io.cnichain.spi.NodeView;
@@ -18,6 +19,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +124,61 @@ class GuardedAdapterTest
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         assertThat(took).isGreaterThanOrEqualTo(LIMIT).isLessThan(Duration.ofSeconds(5));
         assertThat(guarded.disabledReason()).contains("detect() did not return within 300 ms");
+    }
+
+    @Test
+    void aListWhoseSizeNeverReturnsHangsOnlyTheGuardedCall()
+    {
+        // Copied inside the call, under its time limit: before, the copy ran on the engine's thread, with no limit.
+        Scripted raw = new Scripted("slow-list", () -> {})
+        {
+            @Override
+            public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
+            {
+                return new java.util.AbstractList<>()
+                {
+                    @Override
+                    public ConfigTarget get(int index)
+                    {
+                        throw new IndexOutOfBoundsException(index);
+                    }
+
+                    @Override
+                    public int size()
+                    {
+                        sleep(Duration.ofSeconds(60));
+                        return 0;
+                    }
+                };
+            }
+        };
+        GuardedAdapter guarded = GuardedAdapter.guard(raw, "plugin jar /p/slow.jar", LIMIT);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> guarded.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("slow-list")))
+                .hasMessage("is disabled: authoritativeConfigs() did not return within 300 ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aTargetTheAdapterBuiltIsResolvedAgainAndOutsideTheAllowedRootsRefused()
+    {
+        node.writeAt(node.host("/elsewhere/10-x.conflist"), TestNode.CALICO);
+        Scripted raw = new Scripted("outside", () -> {})
+        {
+            @Override
+            public List<ConfigTarget> authoritativeConfigs(NodeView view, AdapterSettings settings)
+            {
+                // An entry of its own making that claims to resolve to a file outside /etc/cni.
+                ConfigEntry real = view.entry("10-calico.conflist").orElseThrow();
+                Path outside = Path.of("/elsewhere/10-x.conflist");
+                return List.of(ConfigTarget.of(new ConfigEntry("10-x.conflist", outside, real.kind(), List.of(), Optional.of(outside), Optional.empty(), true),
+                        "claimed"));
+            }
+        };
+        GuardedAdapter guarded = GuardedAdapter.guard(raw, "plugin jar /p/outside.jar", LIMIT);
+        assertThatThrownBy(() -> guarded.authoritativeConfigs(node.snapshot(), AdapterSettings.empty("outside")))
+                .isInstanceOf(AdapterException.class)
+                .hasMessageContaining("/elsewhere/10-x.conflist: cannot be patched");
     }
 
     @Test

@@ -33,7 +33,10 @@ class LoopQuietTest
             long info = loop.lines("INFO").size() - infoBefore;
             assertThat(loop.count("change(s) to files in /etc/cni/net.d that the runtime does not load")).isLessThanOrEqualTo((long) Math.ceil(seconds) + 1);
             assertThat(info).as("INFO lines for 600 events in %.1f s", seconds).isLessThanOrEqualTo((long) Math.ceil(seconds) + 3);
-            assertThat(loop.count("calico-install-")).as("each one at debug").isGreaterThan(0);
+            // Each at debug; or, where the loop was slower than the storm and the JVM's watch key filled up (it holds
+            // 512 events), none of them, but one warning of the overflow and a rescan.
+            assertThat(loop.count("calico-install-") + loop.count("(overflow); rescanning everything")).as("each one at debug, or an overflow")
+                    .isGreaterThan(0);
             assertThat(RunningLoop.plugins(file)).last().isEqualTo("linkerd-cni");
         }
     }

@@ -251,6 +251,10 @@ class ConfigLoaderTest
         Path duplicate = yaml("logLevel: info\nconfDir: /a\nconfDir: /b\n");
         assertBad(() -> ConfigLoader.load(Optional.of(duplicate), Map.of(), Map.of()),
                 duplicate + ": is not valid YAML: found duplicate key confDir (line 3, column 1)");
+        // Refused before anything walks it: it would never end (a stack overflow, exit 1, in every command).
+        Path recursive = yaml("plugin:\n  config: &a {self: *a}\n");
+        assertBad(() -> ConfigLoader.load(Optional.of(recursive), Map.of(), Map.of()),
+                recursive + ": key plugin.config.self: a YAML alias refers to a mapping or list that contains it (recursive); write the value out instead");
         Path list = yaml("- a\n- b\n");
         assertBad(() -> ConfigLoader.load(Optional.of(list), Map.of(), Map.of()), list + ": must be a YAML mapping of settings, not a list");
         Path missing = temp.resolve("nope.yaml");

@@ -96,6 +96,28 @@ class InstallerPatchTest
         assertThat(node.read("05-cilium.conflist")).contains("\"enable-debug\": true").contains("linkerd-cni");
     }
 
+    @Test
+    void aConversionNeverReplacesAListOfTheSameNameThatIsNotOurs()
+    {
+        // Another network's list, named as the conversion's would be: before, it was overwritten, and uninstall then
+        // deleted it.
+        node.write("05-cilium.conf", TestNode.CILIUM_CONF);
+        String other = TestNode.CALICO.replace("k8s-pod-network", "another-network");
+        node.write("05-cilium.conflist", other);
+        String before = node.read("05-cilium.conflist");
+        Engine cilium = new Engine(node.config(), new AdapterRegistry(List.of(
+                new LoadedAdapter(new Primary("05-cilium.conf"), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
+        Decided pass = decide(cilium, "05-cilium.conf");
+
+        FileOutcome outcome = cilium.installer().patch(pass.target(), pass.selection(), pass.snapshot());
+
+        assertThat(outcome.result()).isEqualTo(FileOutcome.Result.FAILED);
+        assertThat(outcome.detail()).isEqualTo("/etc/cni/net.d/05-cilium.conflist already exists and cni-chain did not write it; converting "
+                + "/etc/cni/net.d/05-cilium.conf would replace it, so neither file is touched (rename or remove one of them)");
+        assertThat(node.read("05-cilium.conflist")).isEqualTo(before);
+        assertThat(node.read("05-cilium.conf")).doesNotContain("linkerd-cni");
+    }
+
     /** One pass's look at the node, its decision, and the decision's target of that name. */
     record Decided(NodeSnapshot snapshot, Selection selection, ConfigTarget target) {}
 

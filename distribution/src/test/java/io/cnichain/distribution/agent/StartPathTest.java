@@ -13,18 +13,16 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The start-up path links no lambda or method reference of ours. On Java 17 the first call through each one links it (a
- * class-data archive keeps the generated class, not the linking), at a cost of 0.1 to 0.5 ms; about 160 of them were a
- * fifth of the agent's start-up. So the code that runs from {@code main} to the first patched file (configuration, every
- * built-in adapter's detection, the first pass) uses loops and named classes. The agent runs through the launcher with the
- * JVM's class-loading log in its output; every lambda class of ours loaded before the line that reports the patch fails
- * the test.
+ * The start-up path comes from the archive the build trained (an AOT cache on Java 25: classes loaded and linked,
+ * lambdas and string concatenations included), which is what lets the code from {@code main} to the first patch be
+ * written as it reads best. The agent runs through the launcher, as a node runs it, with the JVM's class-loading log in
+ * its output: our classes loaded before the line that reports the patch must come from the archive, not from the jars.
  */
 @ExtendWith(TempNodeExtension.class)
 class StartPathTest
 {
     @Test
-    void linksNoLambdaOfOursBeforeTheFirstPatchedFile(TestNode node)
+    void ourClassesOnTheWayToTheFirstPatchComeFromTheTrainedArchive(TestNode node)
     {
         node.write("10-calico.conflist", TestNode.CALICO);
         // Something for each adapter's detection to look at beyond the primary: a Cilium backup, an OCI-named file.
@@ -33,18 +31,22 @@ class StartPathTest
         try (AgentProcess agent = AgentProcess.launch(node, List.of(), List.of(), Map.of("CNI_CHAIN_JAVA_OPTS", "-Xlog:class+load=info:stdout"))) {
             agent.awaitLog("Created CNI config /etc/cni/net.d/10-calico.conflist", Duration.ofSeconds(20));
             String log = agent.log();
-            List<String> lambdas = new ArrayList<>();
+            List<String> fromArchive = new ArrayList<>();
+            List<String> fromJars = new ArrayList<>();
             for (String line : log.lines().toList()) {
                 if (line.contains("Created CNI config")) {
                     break;
                 }
-                if (line.contains(" io.cnichain.") && line.contains("$$Lambda$")) {
-                    lambdas.add(line.strip());
+                if (!line.contains(" io.cnichain.") || line.contains("$$Lambda") || line.contains("LambdaForm")) {
+                    continue;
                 }
+                (line.contains("source: shared objects file") ? fromArchive : fromJars).add(line.strip());
             }
             assertThat(log).as("the class-loading log is in the agent's output").contains("io.cnichain.cli.CniChainCli source:");
-            assertThat(lambdas).as("lambdas and method references of ours linked before the first patched file; "
-                    + "write these as loops or named classes").isEmpty();
+            assertThat(fromArchive).as("our classes from the archive").isNotEmpty();
+            // A few may load from the jars where this node differs from the training run's; most must not.
+            assertThat(fromJars.size()).as("our classes loaded from the jars before the first patch, of " + (fromArchive.size() + fromJars.size())
+                    + ": " + fromJars).isLessThanOrEqualTo((fromArchive.size() + fromJars.size()) / 10);
         }
     }
 }

@@ -1,0 +1,146 @@
+package io.cnichain.core.fs.linux;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The few system calls the promise rests on, behind plain Java methods: reads that cannot block or follow a link,
+ * directory listings of raw name bytes, a directory reached under a base without following a link, and renames that
+ * cannot replace a file that appeared or lose another writer's update.
+ * <p>
+ * On Java 22 and later (the agent runs on 25) they are the kernel's own calls ({@code openat2}, {@code statx},
+ * {@code getdents64}, {@code renameat2}) through the Foreign Function &amp; Memory API; elsewhere, or where the kernel
+ * or a seccomp profile refuses a call, a Java fallback does what Java 17 can, and {@link #describe()} says which. The
+ * choice is made once: {@link #get()}.
+ */
+public interface FileSystemCalls
+{
+    /** System property: {@code java} forces the Java fallback (tests run both). */
+    String PROPERTY = "cnichain.fs.calls";
+
+    /** @return the calls in use in this JVM */
+    static FileSystemCalls get()
+    {
+        return Selection.CHOSEN;
+    }
+
+    /** @return one line for the log and {@code detect}: which calls are in use, and why the fallback when it is */
+    String describe();
+
+    /** @return whether these are the kernel's calls (not the fallback) */
+    boolean isNative();
+
+    /**
+     * Reads a regular file whole: opened without following a link and without blocking (a FIFO swapped in after any
+     * earlier look cannot block the read), then checked on the opened descriptor.
+     *
+     * @param file  the file
+     * @param limit the most bytes to read; one more is read, so that a caller sees the file is larger
+     * @return at most {@code limit + 1} bytes
+     * @throws NotRegularFile     when the file (or what the path names, a link included) is not a regular file
+     * @throws java.nio.file.NoSuchFileException when there is none
+     * @throws IOException        otherwise
+     */
+    byte[] readRegularFile(Path file, long limit)
+            throws IOException;
+
+    /**
+     * @param directory a directory
+     * @return the names of its entries as the kernel has them (bytes, not decoded), without {@code .} and {@code ..}
+     */
+    List<EntryName> listNames(Path directory)
+            throws IOException;
+
+    /**
+     * A directory entry's name.
+     *
+     * @param bytes the name's bytes; exact unless {@code exact} is false
+     * @param exact false where the fallback could only see the name decoded, and decoding changed it: the bytes are
+     *              then the decoded name's, not the file's
+     */
+    record EntryName(byte[] bytes, boolean exact) {}
+
+    /**
+     * Opens a directory below a trusted base without following any link below the base (the kernel's
+     * {@code RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS}), for renames in it.
+     *
+     * @param base     the base, trusted as it is (links in it followed)
+     * @param relative the directory, relative to the base (empty: the base)
+     * @return the directory, or empty where these calls cannot hold one (the fallback)
+     * @throws LinkBelowBase when a component below the base is a link or not a directory
+     */
+    Optional<Directory> openDirectory(Path base, Path relative)
+            throws IOException;
+
+    /** A directory held open by the kernel's descriptor. */
+    interface Directory
+            extends Closeable
+    {
+        /**
+         * {@code renameat2(RENAME_NOREPLACE)}: renames, unless {@code to} exists.
+         *
+         * @throws java.nio.file.FileAlreadyExistsException when {@code to} exists
+         * @throws UnsupportedOperationException when the file system cannot (then the caller renames as before)
+         */
+        void renameNoReplace(String from, String to)
+                throws IOException;
+
+        /**
+         * {@code renameat2(RENAME_EXCHANGE)}: swaps two entries atomically; both must exist.
+         *
+         * @throws UnsupportedOperationException when the file system cannot
+         */
+        void exchange(String a, String b)
+                throws IOException;
+
+        @Override
+        void close();
+    }
+
+    /** The path names something other than a regular file: a link, a directory, a FIFO, a socket or a device. */
+    final class NotRegularFile
+            extends IOException
+    {
+        private final String kind;
+
+        public NotRegularFile(Path file, String kind)
+        {
+            super(file + " is " + kind + ", not a regular file");
+            this.kind = kind;
+        }
+
+        /** @return what it is, as "a FIFO", "a symbolic link", ... */
+        public String kind()
+        {
+            return kind;
+        }
+    }
+
+    /** A component below the base is a link (not followed) or not a directory. */
+    final class LinkBelowBase
+            extends IOException
+    {
+        public LinkBelowBase(Path base, Path relative)
+        {
+            super(base.resolve(relative) + " has a link or a non-directory below " + base);
+        }
+    }
+
+    /** Names the type bits of a {@code st_mode}. */
+    static String kindOf(int mode)
+    {
+        return switch (mode & 0170000) {
+            case 0100000 -> "a regular file";
+            case 0040000 -> "a directory";
+            case 0120000 -> "a symbolic link";
+            case 0010000 -> "a FIFO";
+            case 0140000 -> "a socket";
+            case 0020000 -> "a character device";
+            case 0060000 -> "a block device";
+            default -> "a special file";
+        };
+    }
+}

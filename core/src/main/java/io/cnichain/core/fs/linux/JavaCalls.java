@@ -1,0 +1,87 @@
+package io.cnichain.core.fs.linux;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What Java 17's file API can do in place of the kernel's calls, and where it falls short: the type check and the open
+ * are two steps (a FIFO swapped in between blocks the open), and names come decoded in the JVM's path encoding (a name
+ * that is not valid there comes back changed).
+ */
+final class JavaCalls
+        implements FileSystemCalls
+{
+    private final String reason;
+
+    JavaCalls(String reason)
+    {
+        this.reason = reason;
+    }
+
+    @Override
+    public String describe()
+    {
+        return "Java fallback (" + reason + "): a FIFO swapped in between the type check and the open can block a read,"
+                + " and renames cannot refuse to replace";
+    }
+
+    @Override
+    public boolean isNative()
+    {
+        return false;
+    }
+
+    @Override
+    public byte[] readRegularFile(Path file, long limit)
+            throws IOException
+    {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!attributes.isRegularFile()) {
+            throw new NotRegularFile(file, kindOf(file));
+        }
+        try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+            return in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+        }
+    }
+
+    @Override
+    public List<EntryName> listNames(Path directory)
+            throws IOException
+    {
+        List<EntryName> names = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+            for (Path path : stream) {
+                Path name = path.getFileName();
+                byte[] decoded = name.toString().getBytes(PathNames.ENCODING);
+                // A path keeps the kernel's bytes and compares by them: a name that decoding changed differs from the
+                // path made of its decoded form.
+                names.add(new EntryName(decoded, PathNames.toPath(directory, decoded).map(p -> p.equals(path)).orElse(false)));
+            }
+        }
+        return names;
+    }
+
+    @Override
+    public Optional<Directory> openDirectory(Path base, Path relative)
+    {
+        return Optional.empty();
+    }
+
+    private static String kindOf(Path file)
+    {
+        try {
+            return FileSystemCalls.kindOf((Integer) Files.getAttribute(file, "unix:mode", LinkOption.NOFOLLOW_LINKS));
+        }
+        catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+            return "not a regular file";
+        }
+    }
+}

@@ -1,0 +1,229 @@
+package io.cnichain.core.fs.linux;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Both ways of making the calls, on real files: the kernel's through FFM (on Java 25, as the agent runs) and the Java
+ * fallback, forced as a seccomp profile or an older runtime would force it.
+ */
+class FileSystemCallsTest
+{
+    @TempDir
+    Path dir;
+
+    static FileSystemCalls calls(String which)
+    {
+        FileSystemCalls calls = Selection.choose(which);
+        if (which.equals("native")) {
+            // Built and run on 25 (scripts/test): the native calls must be there. Only a JDK 17 build lacks them.
+            assumeTrue(Runtime.version().feature() >= 25, "the native calls need Java 25");
+            assertThat(calls.isNative()).as(calls.describe()).isTrue();
+        }
+        else {
+            assertThat(calls.isNative()).isFalse();
+        }
+        return calls;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
+    void readsARegularFileUpToOneBytePastTheLimit(String which)
+            throws IOException
+    {
+        Path file = Files.write(dir.resolve("10-a.conflist"), "0123456789".getBytes(StandardCharsets.US_ASCII));
+        assertThat(calls(which).readRegularFile(file, 100)).asString(StandardCharsets.US_ASCII).isEqualTo("0123456789");
+        assertThat(calls(which).readRegularFile(file, 4)).hasSize(5);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
+    void refusesALinkAFifoADirectoryAndNothing(String which)
+            throws Exception
+    {
+        FileSystemCalls calls = calls(which);
+        Path target = Files.writeString(dir.resolve("target.conflist"), "{}");
+        Path link = Files.createSymbolicLink(dir.resolve("link.conflist"), target);
+        Path fifo = dir.resolve("fifo.conflist");
+        mkfifo(fifo);
+
+        assertThatThrownBy(() -> calls.readRegularFile(link, 100)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a symbolic link");
+        // Were the FIFO opened blocking, this would wait for a writer forever.
+        CompletableFuture<Throwable> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                calls.readRegularFile(fifo, 100);
+                return null;
+            }
+            catch (IOException e) {
+                return e;
+            }
+        });
+        assertThat(read.get(10, TimeUnit.SECONDS)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a FIFO");
+        assertThatThrownBy(() -> calls.readRegularFile(dir, 100)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a directory");
+        assertThatThrownBy(() -> calls.readRegularFile(dir.resolve("none"), 100)).isInstanceOf(NoSuchFileException.class);
+    }
+
+    @Test
+    void nativeReadsNeverBlockOnAFifoSwappedInAfterAnyLook()
+            throws Exception
+    {
+        // The race of the fallback (type checked, then opened) has no window here: the open itself cannot block, and
+        // the check is on what was opened. A FIFO swapped in by rename, again and again, while reads go on.
+        FileSystemCalls calls = calls("native");
+        Path file = dir.resolve("10-a.conflist");
+        Files.writeString(file, "{}");
+        Path fifo = dir.resolve("swap");
+        Path regular = dir.resolve("swap-regular");
+        CompletableFuture<Void> swapper = CompletableFuture.runAsync(() -> {
+            try {
+                long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                while (System.nanoTime() < end) {
+                    mkfifo(fifo);
+                    Files.move(fifo, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    Files.writeString(regular, "{}");
+                    Files.move(regular, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
+            int fifos = 0;
+            while (!swapper.isDone()) {
+                try {
+                    calls.readRegularFile(file, 100);
+                }
+                catch (FileSystemCalls.NotRegularFile e) {
+                    fifos++;
+                }
+                catch (IOException e) {
+                    // missing for a moment: fine
+                }
+            }
+            return fifos;
+        });
+        swapper.get(30, TimeUnit.SECONDS);
+        assertThat(reader.get(10, TimeUnit.SECONDS)).as("reads that met the FIFO, and returned").isPositive();
+    }
+
+    @Test
+    void nativeListingGivesEveryNameAsItsBytes()
+            throws Exception
+    {
+        FileSystemCalls calls = calls("native");
+        Files.writeString(dir.resolve("10-calico.conflist"), "{}");
+        sh("touch \"$(printf '05-caf\\351.conflist')\"");
+        List<FileSystemCalls.EntryName> names = calls.listNames(dir);
+        assertThat(names).extracting(FileSystemCalls.EntryName::exact).containsOnly(true);
+        assertThat(names).extracting(name -> PathNames.printable(name.bytes())).containsExactlyInAnyOrder("10-calico.conflist", "05-caf\\xe9.conflist");
+        byte[] invalid = names.stream().filter(n -> n.bytes()[0] == '0').findFirst().orElseThrow().bytes();
+        assertThat(invalid).containsExactly("05-caf".getBytes(StandardCharsets.US_ASCII)[0], (byte) '5', (byte) '-', (byte) 'c', (byte) 'a', (byte) 'f',
+                (byte) 0xe9, (byte) '.', (byte) 'c', (byte) 'o', (byte) 'n', (byte) 'f', (byte) 'l', (byte) 'i', (byte) 's', (byte) 't');
+        assertThat(PathNames.toPath(dir, invalid)).isEmpty();
+    }
+
+    @Test
+    void fallbackListingMarksANameItSawOnlyDecoded()
+            throws Exception
+    {
+        FileSystemCalls calls = calls("java");
+        Files.writeString(dir.resolve("10-calico.conflist"), "{}");
+        sh("touch \"$(printf '05-caf\\351.conflist')\"");
+        List<FileSystemCalls.EntryName> names = calls.listNames(dir);
+        assertThat(names).hasSize(2);
+        assertThat(names).filteredOn(FileSystemCalls.EntryName::exact).extracting(n -> new String(n.bytes(), StandardCharsets.UTF_8))
+                .containsExactly("10-calico.conflist");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
+    void holdsADirectoryBelowABaseOnlyWithoutLinks(String which)
+            throws IOException
+    {
+        FileSystemCalls calls = calls(which);
+        Path real = Files.createDirectories(dir.resolve("etc/cni/net.d"));
+        Files.createSymbolicLink(dir.resolve("linked"), real);
+        Optional<FileSystemCalls.Directory> held = calls.openDirectory(dir, Path.of("etc/cni/net.d"));
+        assertThat(held.isPresent()).isEqualTo(which.equals("native"));
+        held.ifPresent(FileSystemCalls.Directory::close);
+        if (which.equals("native")) {
+            assertThatThrownBy(() -> calls.openDirectory(dir, Path.of("linked"))).isInstanceOf(FileSystemCalls.LinkBelowBase.class);
+            assertThatThrownBy(() -> calls.openDirectory(dir, Path.of("../"))).isInstanceOf(FileSystemCalls.LinkBelowBase.class);
+        }
+    }
+
+    @Test
+    void nativeRenamesRefuseToReplaceAndExchangeBothWays()
+            throws IOException
+    {
+        FileSystemCalls calls = calls("native");
+        Files.writeString(dir.resolve("a"), "A");
+        Files.writeString(dir.resolve("b"), "B");
+        try (FileSystemCalls.Directory held = calls.openDirectory(dir, Path.of("")).orElseThrow()) {
+            assertThatThrownBy(() -> held.renameNoReplace("a", "b")).isInstanceOf(FileAlreadyExistsException.class);
+            assertThat(Files.readString(dir.resolve("b"))).isEqualTo("B");
+            held.exchange("a", "b");
+            assertThat(Files.readString(dir.resolve("a"))).isEqualTo("B");
+            assertThat(Files.readString(dir.resolve("b"))).isEqualTo("A");
+            held.renameNoReplace("a", "c");
+            assertThat(Files.readString(dir.resolve("c"))).isEqualTo("B");
+            assertThat(dir.resolve("a")).doesNotExist();
+            assertThatThrownBy(() -> held.exchange("a", "b")).isInstanceOf(NoSuchFileException.class);
+        }
+    }
+
+    @Test
+    void describesWhichCallsAndWhy()
+    {
+        assertThat(Selection.choose("java").describe()).startsWith("Java fallback (forced by -Dcnichain.fs.calls=java)");
+        assertThat(Selection.choose("nonsense").describe()).contains("is not auto, native or java");
+        if (Runtime.version().feature() >= 25) {
+            assertThat(Selection.choose("auto").describe()).startsWith("kernel calls through FFM");
+        }
+    }
+
+    @Test
+    void printableNamesCannotForgeALogLine()
+    {
+        assertThat(PathNames.printable("a\nb.conflist".getBytes(StandardCharsets.UTF_8))).isEqualTo("a\\x0ab.conflist");
+        assertThat(PathNames.printable("README-é.txt".getBytes(StandardCharsets.UTF_8))).isEqualTo("README-é.txt");
+        assertThat(PathNames.printable(new byte[] {'x', (byte) 0xe9})).isEqualTo("x\\xe9");
+    }
+
+    private void sh(String command)
+            throws Exception
+    {
+        Process process = new ProcessBuilder("sh", "-c", command).directory(dir.toFile()).inheritIO().start();
+        assertThat(process.waitFor()).isZero();
+    }
+
+    private static void mkfifo(Path path)
+    {
+        try {
+            Process process = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
+            assertThat(process.waitFor()).isZero();
+        }
+        catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
