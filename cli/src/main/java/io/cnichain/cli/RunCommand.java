@@ -29,6 +29,9 @@ final class RunCommand
     @Option(names = "--health-port", paramLabel = "PORT", description = "Port of /healthz, /readyz and /metrics; 0 disables (YAML healthPort, default 9470).")
     Integer healthPort;
 
+    @Option(names = "--health-address", paramLabel = "IP", description = "Address the health port listens on (YAML healthAddress, default 127.0.0.1: loopback, as the probes' host: 127.0.0.1).")
+    String healthAddress;
+
     @Option(names = "--no-cleanup", description = "Never remove the configuration, kubeconfig and binaries on shutdown; `cni-chain uninstall` does (YAML cleanupOnShutdown: never; default auto).")
     boolean noCleanup;
 
@@ -49,6 +52,7 @@ final class RunCommand
     {
         Map<String, String> flags = new LinkedHashMap<>();
         CommonOptions.put(flags, "--health-port", healthPort);
+        CommonOptions.put(flags, "--health-address", healthAddress);
         CommonOptions.put(flags, "--no-cleanup", noCleanup ? true : null);
         CommonOptions.put(flags, "--shutdown-timeout", shutdownTimeout);
         return flags;

@@ -22,18 +22,23 @@ import static java.util.Objects.requireNonNull;
  * our entry, binary and kubeconfig present, no fight; the body says which condition fails) and
  * {@code /metrics} (Prometheus text).
  *
- * <p>Served by one thread blocked in {@code accept}, so nothing runs while no one asks: the JDK's HTTP server woke its
- * dispatcher every second and kept two more threads, on every node, for three plain-text answers. A request is a
- * {@code GET} or {@code HEAD} whose head (at most {@value #MAX_HEAD} bytes) arrives within {@value #REQUEST_SECONDS}
- * seconds; each answer closes its connection (kubelet's probes open one per probe, and so may a scraper). Requests are
- * answered one at a time, so a client that sends nothing holds the others back for those seconds at most.
+ * <p>One thread waits in {@code accept}, so nothing runs while no one asks: the JDK's HTTP server woke its dispatcher
+ * every second and kept two more threads, on every node, for three plain-text answers. Each connection is answered on
+ * a thread of its own, at most {@value #MAX_CLIENTS} at a time, so a client that sends nothing (or sends slowly) holds
+ * no one else back: a probe is answered while others stall. A request is a {@code GET} or {@code HEAD} whose head (at
+ * most {@value #MAX_HEAD} bytes) arrives within {@value #REQUEST_SECONDS} second, as a probe's does at once; each
+ * answer closes its connection (kubelet's probes open one per probe, and so may a scraper).
  */
 final class HealthServer
 {
     private static final Logger log = LoggerFactory.getLogger(HealthServer.class);
 
     static final int MAX_HEAD = 8192;
-    static final int REQUEST_SECONDS = 3;
+    static final int REQUEST_SECONDS = 1;
+    /** Connections answered at once; the next one waits in the accept queue until one is done. */
+    static final int MAX_CLIENTS = 16;
+
+    private final java.util.concurrent.Semaphore clients = new java.util.concurrent.Semaphore(MAX_CLIENTS);
 
     private final ServerSocket socket;
     private final Thread thread;
@@ -49,12 +54,21 @@ final class HealthServer
     HealthServer(int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
             throws IOException
     {
+        this(java.net.InetAddress.getLoopbackAddress(), port, status, metrics, stuckAfter);
+    }
+
+    /**
+     * @param address the address to listen on (loopback by default; any address for a scraper elsewhere)
+     */
+    HealthServer(java.net.InetAddress address, int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
+            throws IOException
+    {
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.stuckAfter = requireNonNull(stuckAfter, "stuckAfter is null");
         socket = new ServerSocket();
         socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(port), 16);
+        socket.bind(new InetSocketAddress(address, port), 16);
         thread = new Thread(new Runnable()
         {
             @Override
@@ -69,7 +83,7 @@ final class HealthServer
     void start()
     {
         thread.start();
-        log.info("Health endpoints on port {}: /healthz /readyz /metrics", port());
+        log.info("Health endpoints on {}:{}: /healthz /readyz /metrics", socket.getInetAddress().getHostAddress(), port());
     }
 
     int port()
@@ -97,16 +111,42 @@ final class HealthServer
     private void serve()
     {
         while (!socket.isClosed()) {
-            try (Socket client = socket.accept()) {
-                answer(client);
+            Socket client;
+            try {
+                clients.acquire();
+                client = socket.accept();
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
             catch (IOException | RuntimeException e) {
+                clients.release();
                 if (socket.isClosed()) {
                     return;
                 }
-                // One client's trouble (it hung up, it sent too slowly) is its own; the next one is answered.
-                log.debug("health request: {}", e.toString());
+                log.debug("health port: {}", e.toString());
+                continue;
             }
+            Thread handler = new Thread(new Runnable()
+            {
+                @Override
+                public void run()
+                {
+                    try (client) {
+                        answer(client);
+                    }
+                    catch (IOException | RuntimeException e) {
+                        // One client's trouble (it hung up, it sent too slowly) is its own.
+                        log.debug("health request: {}", e.toString());
+                    }
+                    finally {
+                        clients.release();
+                    }
+                }
+            }, "health-request");
+            handler.setDaemon(true);
+            handler.start();
         }
     }
 

@@ -31,6 +31,8 @@ public final class ConfigLoader
     public static final Path DEFAULT_SERVICE_ACCOUNT_DIR = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
     public static final String DEFAULT_KUBECONFIG_NAME = "ZZZ-linkerd-cni-kubeconfig";
     public static final int DEFAULT_HEALTH_PORT = 9470;
+    /** Loopback: the kubelet's probes reach it with {@code host: 127.0.0.1} (the pod has the host's network). */
+    public static final String DEFAULT_HEALTH_ADDRESS = "127.0.0.1";
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
     public static final Duration DEFAULT_PERIODIC_CHECK = Duration.ofSeconds(60);
     public static final String DEFAULT_NODE_TAINT_KEY = "cni-chain.io/not-ready";
@@ -188,7 +190,7 @@ public final class ConfigLoader
                         values.value(Settings.KUBECONFIG_SKIP_TLS_VERIFY), values.value(Settings.API_SERVER_PROTOCOL),
                         values.optional(Settings.API_SERVER_HOST), values.optional(Settings.API_SERVER_PORT)),
                 new RunSettings(Math.toIntExact(values.value(Settings.HEALTH_PORT)), values.value(Settings.CLEANUP_ON_SHUTDOWN),
-                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values)),
+                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values), values.value(Settings.HEALTH_ADDRESS)),
                 nodeTaint(values),
                 new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)));
     }

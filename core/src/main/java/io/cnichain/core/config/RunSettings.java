@@ -14,11 +14,20 @@ import static java.util.Objects.requireNonNull;
  * @param periodicCheck     how often the agent checks, without any event, that every directory it wants is watched and
  *                          that the runtime's file is as the last pass left it; {@link Duration#ZERO} for never
  * @param pod               the agent's pod and node, from the downward API, when all three are given
+ * @param healthAddress     the address the health port listens on (an IP address literal)
  */
-public record RunSettings(int healthPort, CleanupMode cleanupOnShutdown, Duration shutdownTimeout, Duration periodicCheck, Optional<PodIdentity> pod)
+public record RunSettings(int healthPort, CleanupMode cleanupOnShutdown, Duration shutdownTimeout, Duration periodicCheck, Optional<PodIdentity> pod,
+                          String healthAddress)
 {
+    /** Listening on loopback only, the default. */
+    public RunSettings(int healthPort, CleanupMode cleanupOnShutdown, Duration shutdownTimeout, Duration periodicCheck, Optional<PodIdentity> pod)
+    {
+        this(healthPort, cleanupOnShutdown, shutdownTimeout, periodicCheck, pod, ConfigLoader.DEFAULT_HEALTH_ADDRESS);
+    }
+
     public RunSettings
     {
+        requireNonNull(healthAddress, "healthAddress is null");
         requireNonNull(cleanupOnShutdown, "cleanupOnShutdown is null");
         requireNonNull(pod, "pod is null");
         requireNonNull(shutdownTimeout, "shutdownTimeout is null");

@@ -22,7 +22,7 @@ import static io.cnichain.core.config.ConfigErrors.quoted;
  */
 sealed interface SettingType<T>
         permits SettingType.AbsolutePath, SettingType.PathList, SettingType.Bool, SettingType.WholeNumber, SettingType.Seconds,
-        SettingType.OneOf, SettingType.PortNumber, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
+        SettingType.OneOf, SettingType.PortNumber, SettingType.IpAddress, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
         AdapterTypes.Choice, AdapterTypes.SettingsByAdapter, AdapterTypes.Overrides, PluginEntryType, NodeTaintTypes.TaintKey,
         NodeTaintTypes.ObjectName, SettingType.CleanupModes
 {
@@ -253,6 +253,33 @@ sealed interface SettingType<T>
                 throw bad(source, quoted(text) + " is not one of " + new TreeSet<>(allowed));
             }
             return text;
+        }
+
+        @Override
+        public String format(String value)
+        {
+            return value;
+        }
+    }
+
+    /** An IPv4 or IPv6 address literal (never a name: nothing is looked up). */
+    record IpAddress() implements SettingType<String>
+    {
+        @Override
+        public String parse(String text, String source)
+        {
+            boolean v4 = text.matches("(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
+            boolean v6 = text.contains(":") && text.matches("[0-9A-Fa-f:.]+");
+            if (v4 || v6) {
+                try {
+                    java.net.InetAddress.getByName(text);
+                    return text;
+                }
+                catch (java.net.UnknownHostException e) {
+                    // not an address after all
+                }
+            }
+            throw bad(source, quoted(text) + " is not an IP address (such as 127.0.0.1, 0.0.0.0 or ::1)");
         }
 
         @Override

@@ -75,6 +75,9 @@ public final class Settings
             "`text` or `json`").commonFlag("--log-format");
     public static final Setting<Long> HEALTH_PORT = Setting.of("healthPort", new SettingType.WholeNumber(0, 65535),
             (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port");
+    public static final Setting<String> HEALTH_ADDRESS = Setting.of("healthAddress", new SettingType.IpAddress(), ConfigLoader.DEFAULT_HEALTH_ADDRESS,
+            "the address the health port listens on: loopback by default (the probes say `host: 127.0.0.1`), so that no pod can reach, "
+                    + "stall or read it; `0.0.0.0` or the node's address for a scraper of `/metrics` elsewhere").runFlag("--health-address");
     public static final Setting<CleanupMode> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.CleanupModes(), CleanupMode.AUTO,
             "what `run` does with what it installed when it stops: `auto` keeps it while the agent's DaemonSet exists and still places a pod "
                     + "on this node (a rolling update, a restart, a node shutdown) and removes it otherwise, asking the API server; outside a "
@@ -103,7 +106,7 @@ public final class Settings
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
             ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
-            LOG_FORMAT, HEALTH_PORT, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
+            LOG_FORMAT, HEALTH_PORT, HEALTH_ADDRESS, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
             POD_NAMESPACE);
 
     private Settings() {}

@@ -100,17 +100,42 @@ class HealthServerTest
     }
 
     @Test
-    void aClientThatSendsNothingIsCutOffAndTheNextOneIsAnswered()
+    void aClientThatSendsNothingIsCutOffAndHoldsNoOneBack()
             throws IOException
     {
-        try (Socket silent = connect()) {
+        try (Socket silent = connect(); Socket slow = connect()) {
+            // A slow loris: a byte now and then, never the end of the head.
+            slow.getOutputStream().write('G');
             long start = System.nanoTime();
             String next = exchange("GET /healthz HTTP/1.1\r\n\r\n");
             Duration waited = Duration.ofNanos(System.nanoTime() - start);
 
             assertThat(next).startsWith("HTTP/1.1 200 OK\r\n");
-            assertThat(waited).isBetween(Duration.ofSeconds(HealthServer.REQUEST_SECONDS).minusMillis(200), Duration.ofSeconds(HealthServer.REQUEST_SECONDS + 2));
+            assertThat(waited).as("the probe waited for no one").isLessThan(Duration.ofMillis(500));
+            start = System.nanoTime();
             assertThat(readAll(silent.getInputStream())).as("the silent one is closed unanswered").isEmpty();
+            assertThat(readAll(slow.getInputStream())).as("the slow one too").isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(HealthServer.REQUEST_SECONDS + 1));
+        }
+    }
+
+    @Test
+    void aProbeIsAnsweredWhileManySlowClientsStall()
+            throws IOException
+    {
+        List<Socket> stalled = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < HealthServer.MAX_CLIENTS - 1; i++) {
+                stalled.add(connect());
+            }
+            long start = System.nanoTime();
+            assertThat(exchange("GET /readyz HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 503");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
+        }
+        finally {
+            for (Socket socket : stalled) {
+                socket.close();
+            }
         }
     }
 
