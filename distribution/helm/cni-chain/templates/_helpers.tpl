@@ -57,7 +57,25 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
       "logLevel" $c.logLevel
       "logFormat" $c.logFormat
       "nodeTaint" (dict "key" $c.nodeTaint.key) -}}
+{{- with $c.healthAddress }}{{ $_ := set $config "healthAddress" . }}{{ end -}}
+{{- with $c.metricsAddress }}{{ $_ := set $config "metricsAddress" . }}{{ end -}}
 {{- with $c.adapters }}{{ $_ := set $config "adapters" . }}{{ end -}}
 {{- with $c.adapterOverrides }}{{ $_ := set $config "adapterOverrides" . }}{{ end -}}
 {{- toYaml (mergeOverwrite $config (deepCopy $c.config)) -}}
+{{- end }}
+
+{{/* Where the probes reach the health listener: its address, or loopback when it listens on every address. */}}
+{{- define "cni-chain.probeHost" -}}
+{{- $address := .Values.cniChain.healthAddress | default "127.0.0.1" -}}
+{{- if has $address (list "0.0.0.0" "::" "[::]") }}127.0.0.1{{ else }}{{ $address | trimPrefix "[" | trimSuffix "]" | quote }}{{ end -}}
+{{- end }}
+
+{{/* The agent's service account, as the API server names it in requests. */}}
+{{- define "cni-chain.serviceAccountUser" -}}
+system:serviceaccount:{{ .Release.Namespace }}:cni-chain
+{{- end }}
+
+{{/* A host for a URL: an IPv6 address in brackets. */}}
+{{- define "cni-chain.urlHost" -}}
+{{- if contains ":" . }}[{{ . }}]{{ else }}{{ . }}{{ end -}}
 {{- end }}

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * out of the plugin's image (image.name and image.version) into the emptyDir, then the agent's container runs with
  * its rendered image, arguments, environment (ConfigMap keys and the downward API resolved), mounts (hostPath,
  * ConfigMap files, emptyDirs, the service account's token where the pod spec puts it), capabilities, read-only root
- * and no privilege escalation. The node: the OCI link layout. A podman container on the patched network then runs
+ * and no privilege escalation; the init container as the non-root user it names. The node: the OCI link layout. A podman container on the patched network then runs
  * linkerd-cni last with the entry the chart rendered from linkerd2-cni's values; SIGTERM removes everything.
  */
 @RealRuntime
@@ -135,7 +135,7 @@ class ChartPodIT
             args.addAll(List.of("--volume", source(daemonSet, mount.getName(), emptyDirs) + ":" + mount.getMountPath()
                     + (Boolean.TRUE.equals(mount.getReadOnly()) ? ":ro" : "")));
         }
-        if (serviceAccountMounted(daemonSet, container)) {
+        if (automounted(daemonSet)) {
             args.addAll(List.of("--volume", node.serviceAccountDir() + ":" + SERVICE_ACCOUNT + ":ro"));
         }
         if (container.getEnv() != null) {
@@ -174,7 +174,13 @@ class ChartPodIT
         if (volume.getEmptyDir() != null) {
             Path dir = emptyDirs.computeIfAbsent(volumeName, n -> node.root().resolve("pod-volumes").resolve(n));
             Files.createDirectories(dir);
+            // As the kubelet makes an emptyDir: writable by any user (the init container is not root).
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
             return dir;
+        }
+        if (volume.getProjected() != null && volume.getProjected().getSources().stream().anyMatch(s -> s.getServiceAccountToken() != null)) {
+            // The projected token and CA: the node's stand-in service account (token, ca.crt).
+            return node.serviceAccountDir();
         }
         if (volume.getConfigMap() != null) {
             Path dir = node.root().resolve("pod-volumes").resolve(volumeName);
@@ -187,10 +193,10 @@ class ChartPodIT
         throw new AssertionError("a volume this test does not lay out: " + volume);
     }
 
-    private static boolean serviceAccountMounted(ChartDaemonSet daemonSet, Container container)
+    /** The token in every container, as automountServiceAccountToken would put it (the chart says false). */
+    private static boolean automounted(ChartDaemonSet daemonSet)
     {
-        boolean explicit = container.getVolumeMounts().stream().anyMatch(m -> Path.of(m.getMountPath()).equals(SERVICE_ACCOUNT));
-        return !explicit && !Boolean.FALSE.equals(daemonSet.pod().getAutomountServiceAccountToken());
+        return !Boolean.FALSE.equals(daemonSet.pod().getAutomountServiceAccountToken());
     }
 
     private void awaitReady(String name, int port, Duration timeout)

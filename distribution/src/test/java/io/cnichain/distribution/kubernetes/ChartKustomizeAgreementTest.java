@@ -67,6 +67,24 @@ class ChartKustomizeAgreementTest
         assertSameObjects(chart, kustomize(dir.toAbsolutePath()));
     }
 
+    @Test
+    void chartWithTheNodeReadinessControllerRendersTheOverlayWithTheComponent()
+            throws IOException
+    {
+        Rendered chart = HelmChart.render(Map.of("iptablesMode", "legacy", "cniChain.nodeReadiness.enabled", true));
+        Path dir = Path.of("target", "kustomize-agreement", "linkerd-node-readiness");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources:
+                  - ../../../kubernetes/overlays/linkerd
+                components:
+                  - ../../../kubernetes/components/node-readiness
+                """);
+        assertSameObjects(chart, kustomize(dir.toAbsolutePath()));
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(Overlay.class)
     void chartWithAPlatformsDirectoriesMountsAndConfiguresWhatItsKustomizationDoes(Overlay overlay)

@@ -236,13 +236,15 @@ class HelmChartTest
             assertThat(probe.getHttpGet().getPort()).isEqualTo(new IntOrString("admin-http"));
         });
         assertThat(repair.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9990));
+        assertThat(Rendered.mountAt(repair, Path.of("/var/run/secrets/kubernetes.io/serviceaccount"))).as("it calls the API server: the token")
+                .hasValueSatisfying(m -> assertThat(m.getName()).isEqualTo("service-account"));
         assertThat(repair.getSecurityContext()).as("enableSecurityContext: false").isNull();
         assertThat(repair.getResources().getRequests()).isEqualTo(Map.of("cpu", new Quantity("5m"), "memory", new Quantity("10Mi")));
         assertThat(repair.getResources().getLimits()).isEqualTo(Map.of("cpu", new Quantity("50m"), "memory", new Quantity("40Mi")));
         ClusterRole role = rendered.clusterRole();
         assertThat(role.getRules()).anySatisfy((PolicyRule rule) -> {
             assertThat(rule.getResources()).containsExactly("pods");
-            assertThat(rule.getVerbs()).containsExactly("delete");
+            assertThat(rule.getVerbs()).as("its pod watch and the deletion").containsExactly("list", "watch", "delete");
         }).anySatisfy((PolicyRule rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("events.k8s.io");
             assertThat(rule.getVerbs()).containsExactly("create");
@@ -314,6 +316,48 @@ class HelmChartTest
                 .orElseThrow();
         assertThat(taint.getRules()).singleElement().satisfies(rule -> assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "patch"));
         assertThat(HelmChart.render(Map.of()).all(ClusterRole.class)).extracting(r -> r.getMetadata().getName()).containsExactly("cni-chain");
+    }
+
+    /** cniChain.healthAddress, .metricsAddress: into cni-chain.yaml when set; the probes follow a specific address. */
+    @Test
+    void healthAndMetricsAddressesReachTheConfigurationAndTheProbes()
+    {
+        Map<String, Object> defaults = agentYaml(HelmChart.render(Map.of()));
+        assertThat(defaults).as("left to the agent's defaults (127.0.0.1, none)").doesNotContainKeys("healthAddress", "metricsAddress");
+
+        Rendered set = HelmChart.render(Map.of("cniChain.healthAddress", "10.0.0.7", "cniChain.metricsAddress", "10.0.0.7:9471"));
+        assertThat(agentYaml(set)).containsEntry("healthAddress", "10.0.0.7").containsEntry("metricsAddress", "10.0.0.7:9471");
+        assertThat(set.agent().getLivenessProbe().getHttpGet().getHost()).as("the probes go where the listener is").isEqualTo("10.0.0.7");
+        assertThat(set.agent().getReadinessProbe().getHttpGet().getHost()).isEqualTo("10.0.0.7");
+
+        Rendered wildcard = HelmChart.render(Map.of("cniChain.healthAddress", "0.0.0.0"));
+        assertThat(agentYaml(wildcard)).containsEntry("healthAddress", "0.0.0.0");
+        assertThat(wildcard.agent().getLivenessProbe().getHttpGet().getHost()).as("every address includes loopback").isEqualTo("127.0.0.1");
+    }
+
+    /** cniChain.nodeReadiness.* (the rule and the reporter: NodeReadinessComponentTest), never with nodeTaint. */
+    @Test
+    void nodeReadinessRendersTheRuleAndReporterAndRefusesASecondRemover()
+    {
+        Rendered rendered = HelmChart.render(Map.of("cniChain.nodeReadiness.enabled", true,
+                "cniChain.nodeReadiness.image.name", "registry.example/node-readiness-reporter", "cniChain.nodeReadiness.image.version", "v9.9.9",
+                "cniChain.nodeReadiness.checkInterval", "2s", "cniChain.nodeReadiness.metricsBindAddress", "127.0.0.1:9555"));
+        Container reporter = rendered.named(io.fabric8.kubernetes.api.model.apps.DaemonSet.class, "cni-chain-readiness-reporter")
+                .getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(reporter.getImage()).isEqualTo("registry.example/node-readiness-reporter:v9.9.9");
+        assertThat(rendered.environment(reporter)).containsEntry("CHECK_INTERVAL", "2s").containsEntry("METRICS_BIND_ADDRESS", "127.0.0.1:9555");
+        assertThat(rendered.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
+                .containsExactlyInAnyOrder("cni-chain", "cni-chain-readiness-reporter");
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.nodeReadiness.enabled", true,
+                "cniChain.nodeTaint.enabled", true)))).as("one remover per taint").hasMessageContaining("one remover per taint");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> agentYaml(Rendered rendered)
+    {
+        return (Map<String, Object>) new org.yaml.snakeyaml.Yaml(new org.yaml.snakeyaml.constructor.SafeConstructor(new org.yaml.snakeyaml.LoaderOptions()))
+                .load(rendered.configMap("cni-chain-config").getData().get("cni-chain.yaml"));
     }
 
     private static JsonNode json(String text)
