@@ -3,7 +3,10 @@ package io.cnichain.distribution.kubernetes;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -21,6 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Kubernetes objects from YAML, through fabric8's object model (which uses Jackson 3), strictly: a field the
@@ -31,15 +35,18 @@ import java.util.Map;
 final class KubernetesObjects
 {
     /** The kinds the manifests may hold, by apiVersion and kind. */
-    private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.of(
-            "v1/Namespace", Namespace.class,
-            "v1/ServiceAccount", ServiceAccount.class,
-            "v1/ConfigMap", ConfigMap.class,
-            "apps/v1/DaemonSet", DaemonSet.class,
-            "rbac.authorization.k8s.io/v1/ClusterRole", ClusterRole.class,
-            "rbac.authorization.k8s.io/v1/ClusterRoleBinding", ClusterRoleBinding.class,
-            "rbac.authorization.k8s.io/v1/Role", Role.class,
-            "rbac.authorization.k8s.io/v1/RoleBinding", RoleBinding.class);
+    private static final Map<String, Class<? extends HasMetadata>> KINDS = Map.ofEntries(
+            Map.entry("v1/Namespace", Namespace.class),
+            Map.entry("v1/ServiceAccount", ServiceAccount.class),
+            Map.entry("v1/ConfigMap", ConfigMap.class),
+            Map.entry("apps/v1/DaemonSet", DaemonSet.class),
+            Map.entry("rbac.authorization.k8s.io/v1/ClusterRole", ClusterRole.class),
+            Map.entry("rbac.authorization.k8s.io/v1/ClusterRoleBinding", ClusterRoleBinding.class),
+            Map.entry("rbac.authorization.k8s.io/v1/Role", Role.class),
+            Map.entry("rbac.authorization.k8s.io/v1/RoleBinding", RoleBinding.class),
+            Map.entry("admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy", ValidatingAdmissionPolicy.class),
+            Map.entry("admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding", ValidatingAdmissionPolicyBinding.class),
+            Map.entry(NodeReadinessRule.API_VERSION + "/" + NodeReadinessRule.KIND, NodeReadinessRule.class));
 
     private static final JsonMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -75,6 +82,17 @@ final class KubernetesObjects
             Class<? extends HasMetadata> type = KINDS.get(kind);
             if (type == null) {
                 throw new IllegalArgumentException("unexpected kind " + kind + " (known: " + KINDS.keySet() + ")");
+            }
+            if (type == NodeReadinessRule.class) {
+                // Its own class, not fabric8's: read field by field (the model's interfaces would make it generic).
+                if (!Set.of("apiVersion", "kind", "metadata", "spec").containsAll(map.keySet())) {
+                    throw new IllegalArgumentException("unexpected fields in " + kind + ": " + map.keySet());
+                }
+                NodeReadinessRule rule = new NodeReadinessRule();
+                rule.setMetadata(MAPPER.convertValue(map.get("metadata"), ObjectMeta.class));
+                rule.setSpec(MAPPER.convertValue(map.get("spec"), NodeReadinessRule.Spec.class));
+                objects.add(rule);
+                continue;
             }
             objects.add(MAPPER.convertValue(map, type));
         }

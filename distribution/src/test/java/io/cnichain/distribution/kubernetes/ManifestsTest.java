@@ -55,8 +55,10 @@ class ManifestsTest
             files.filter(f -> f.getFileName().toString().equals("kustomization.yaml"))
                     .forEach(f -> found.add(Kustomize.MANIFESTS.relativize(f.getParent()).toString()));
         }
-        // Components are added to a kustomization, not applied alone: NodeTaintComponentTest renders each with one.
-        assertThat(found).filteredOn(dir -> dir.startsWith("components/")).containsExactly("components/node-taint");
+        // Components are added to a kustomization, not applied alone: NodeTaintComponentTest and
+        // NodeReadinessComponentTest render each with one.
+        assertThat(found).filteredOn(dir -> dir.startsWith("components/"))
+                .containsExactlyInAnyOrder("components/node-taint", "components/node-readiness");
         assertThat(found).filteredOn(dir -> !dir.startsWith("components/"))
                 .containsExactlyInAnyOrderElementsOf(Stream.of(Overlay.values()).map(Overlay::relative).toList());
     }
@@ -87,7 +89,8 @@ class ManifestsTest
         }
 
         assertThat(config.apiServer().serviceAccountDir()).isEqualTo(SERVICE_ACCOUNT_DIR);
-        assertThat(rendered.pod().getAutomountServiceAccountToken()).as("the token the plugin's kubeconfig holds").isTrue();
+        assertThat(Rendered.mountAt(agent, SERVICE_ACCOUNT_DIR)).as("the token the plugin's kubeconfig holds (SecuritySurfaceTest: which one)")
+                .hasValueSatisfying(mount -> assertThat(rendered.volume(mount.getName()).getProjected()).isNotNull());
         assertThat(config.apiServer().host()).as("from the service Kubernetes sets").contains("10.96.0.1");
 
         assertThat(config.run().cleanupOnShutdown()).as("an update or a node shutdown keeps the plugin in place").isEqualTo(CleanupMode.AUTO);
@@ -109,6 +112,8 @@ class ManifestsTest
         assertThat(port(agent, agent.getReadinessProbe())).as("readiness port").isEqualTo(config.run().healthPort());
         assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(List.of(agent.getLivenessProbe(), agent.getReadinessProbe())).as("on loopback, where the health listener is")
+                .allSatisfy(probe -> assertThat(probe.getHttpGet().getHost()).isEqualTo("127.0.0.1"));
         assertThat(rendered.pod().getHostNetwork()).as("probes reach the agent without the pod network").isTrue();
     }
 
@@ -172,7 +177,13 @@ class ManifestsTest
             assertThat(security.getReadOnlyRootFilesystem()).as("%s: read-only root", container.getName()).isTrue();
             assertThat(security.getAllowPrivilegeEscalation()).as(container.getName()).isFalse();
             assertThat(security.getPrivileged()).as(container.getName()).isNotEqualTo(Boolean.TRUE);
-            assertThat(security.getRunAsUser()).as("%s runs as root: the CNI dirs are root's", container.getName()).isZero();
+            if (container == agent) {
+                assertThat(security.getRunAsUser()).as("the agent runs as root: the CNI dirs are root's").isZero();
+            }
+            else {
+                assertThat(security.getRunAsNonRoot()).as("%s copies a file into an emptyDir: not as root", container.getName()).isTrue();
+                assertThat(security.getRunAsUser()).as(container.getName()).isPositive();
+            }
             assertThat(security.getCapabilities().getDrop()).as(container.getName()).containsExactly("ALL");
             List<String> added = security.getCapabilities().getAdd() == null ? List.of() : security.getCapabilities().getAdd();
             assertThat(added).as("%s's added capabilities", container.getName())
@@ -214,10 +225,18 @@ class ManifestsTest
             assertThat(subject.getName()).isEqualTo(serviceAccount);
             assertThat(subject.getNamespace()).isEqualTo(namespace);
         });
+        // Gets only, each for a call linkerd-cni or the agent makes (base/rbac.yaml names them).
         assertThat(rendered.clusterRole().getRules()).satisfiesExactly((PolicyRule rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("");
-            assertThat(rule.getResources()).containsExactlyInAnyOrder("pods", "namespaces");
-            assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+            assertThat(rule.getResources()).containsExactly("pods");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        }, (PolicyRule rule) -> {
+            assertThat(rule.getResources()).containsExactly("namespaces");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        }, (PolicyRule rule) -> {
+            assertThat(rule.getResources()).containsExactly("services");
+            assertThat(rule.getResourceNames()).containsExactly("kubernetes");
+            assertThat(rule.getVerbs()).containsExactly("get");
         }, (PolicyRule rule) -> {
             // The decision on SIGTERM reads the agent's node.
             assertThat(rule.getApiGroups()).containsExactly("");

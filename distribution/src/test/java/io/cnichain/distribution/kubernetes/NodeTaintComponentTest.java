@@ -61,6 +61,13 @@ class NodeTaintComponentTest
             assertThat(rule.getResources()).containsExactly("nodes");
             assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "patch");
         });
+        // The fence is bound to this account in this namespace (NodeTaintAdmissionPolicyTest evaluates it).
+        var policy = rendered.one(io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy.class);
+        assertThat(policy.getSpec().getMatchConditions()).singleElement().satisfies(condition -> assertThat(condition.getExpression())
+                .isEqualTo("request.userInfo.username == 'system:serviceaccount:" + rendered.namespace().getMetadata().getName() + ":"
+                        + rendered.pod().getServiceAccountName() + "'"));
+        assertThat(policy.getSpec().getVariables()).filteredOn(v -> v.getName().equals("taintKey")).singleElement()
+                .satisfies(v -> assertThat(v.getExpression()).isEqualTo("'" + config.nodeTaint().key() + "'"));
         ClusterRoleBinding binding = rendered.all(ClusterRoleBinding.class).stream()
                 .filter(b -> b.getRoleRef().getName().equals("cni-chain-node-taint")).findFirst().orElseThrow();
         assertThat(binding.getSubjects()).singleElement().satisfies(subject -> {

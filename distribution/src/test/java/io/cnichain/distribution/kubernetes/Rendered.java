@@ -70,39 +70,54 @@ record Rendered(List<HasMetadata> objects)
         return found.get(0);
     }
 
+    <T extends HasMetadata> T named(Class<T> type, String name)
+    {
+        List<T> found = all(type).stream().filter(o -> o.getMetadata().getName().equals(name)).toList();
+        if (found.size() != 1) {
+            throw new AssertionError("expected one " + type.getSimpleName() + " " + name + ", found " + found.size());
+        }
+        return found.get(0);
+    }
+
     Namespace namespace()
     {
         return one(Namespace.class);
     }
 
+    /** The agent's, named cni-chain (a component may add others of the kind). */
     ServiceAccount serviceAccount()
     {
-        return one(ServiceAccount.class);
+        return named(ServiceAccount.class, "cni-chain");
     }
 
+    /** The agent's, named cni-chain (a component may add others of the kind). */
     ClusterRole clusterRole()
     {
-        return one(ClusterRole.class);
+        return named(ClusterRole.class, "cni-chain");
     }
 
+    /** The agent's, named cni-chain (a component may add others of the kind). */
     Role role()
     {
-        return one(Role.class);
+        return named(Role.class, "cni-chain");
     }
 
+    /** The agent's, named cni-chain (a component may add others of the kind). */
     RoleBinding roleBinding()
     {
-        return one(RoleBinding.class);
+        return named(RoleBinding.class, "cni-chain");
     }
 
+    /** The agent's, named cni-chain (a component may add others of the kind). */
     ClusterRoleBinding clusterRoleBinding()
     {
-        return one(ClusterRoleBinding.class);
+        return named(ClusterRoleBinding.class, "cni-chain");
     }
 
+    /** The agent's, named cni-chain (a component may add others of the kind). */
     DaemonSet daemonSet()
     {
-        return one(DaemonSet.class);
+        return named(DaemonSet.class, "cni-chain");
     }
 
     PodSpec pod()
