@@ -36,7 +36,9 @@ export JAVA_HOME
 export PATH="$JAVA_HOME/bin:$PATH"
 # Maven's own libraries call sun.misc.Unsafe, which Java 24 and later warn about on every build; the warning says
 # nothing about this project, and a quiet build (-q) should print nothing when it succeeds.
+# The Helm library the build packages the chart with loads its native code through JNA, which Java 24 and later
+# also warn about unless native access is enabled.
 case " ${MAVEN_OPTS:-} " in
     *sun-misc-unsafe-memory-access*) ;;
-    *) export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" ;;
+    *) export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED" ;;
 esac

@@ -52,6 +52,9 @@ public final class CniConfigParser
         try {
             document = GoJsonParser.parse(text);
         }
+        catch (GoJsonParser.TooManyValues e) {
+            throw new TooComplex(e.getMessage());
+        }
         catch (CniJson.InvalidJsonException e) {
             throw new InvalidConfigException(e.getMessage());
         }
@@ -107,12 +110,22 @@ public final class CniConfigParser
     }
 
     /** The content is not a configuration the runtime would load. */
-    public static final class InvalidConfigException
+    public static class InvalidConfigException
             extends RuntimeException
     {
         public InvalidConfigException(String reason)
         {
             super(reason, null, false, false);
+        }
+    }
+
+    /** Beyond what the agent reads ({@link GoJsonParser#MAX_VALUES}): the runtime may load it, we cannot tell. */
+    public static final class TooComplex
+            extends InvalidConfigException
+    {
+        public TooComplex(String reason)
+        {
+            super(reason);
         }
     }
 }

@@ -275,6 +275,9 @@ public final class NodeSnapshot
             LoadedConfig config = CniConfigParser.parse(loadName, bytes);
             return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()));
         }
+        catch (CniConfigParser.TooComplex e) {
+            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.TOO_LARGE, target + ": " + e.getMessage()));
+        }
         catch (CniConfigParser.InvalidConfigException e) {
             return new Loaded(Optional.of(bytes), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
         }

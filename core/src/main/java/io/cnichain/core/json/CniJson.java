@@ -306,7 +306,7 @@ public final class CniJson
     }
 
     /** The bytes are not JSON a runtime would accept. */
-    public static final class InvalidJsonException
+    public static class InvalidJsonException
             extends RuntimeException
     {
         public InvalidJsonException(String reason)

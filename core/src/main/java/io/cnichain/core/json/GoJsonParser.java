@@ -30,6 +30,12 @@ public final class GoJsonParser
 {
     /** Go's {@code maxNestingDepth}: 10 000 levels parse, 10 001 do not. */
     public static final int MAX_DEPTH = 10_000;
+    /**
+     * The most values (scalars, arrays, objects) a document may hold: a CNI configuration has tens to hundreds, and each
+     * one read costs the heap about a hundred bytes, so that a file of {@code maxConfigBytes} full of {@code 0,} would
+     * need ten times the agent's heap. Beyond it the document is not read, as a file too large is not.
+     */
+    public static final int MAX_VALUES = 20_000;
 
     private final String text;
     private int pos;
@@ -67,6 +73,18 @@ public final class GoJsonParser
     public static JsonValue parse(String text)
     {
         return new GoJsonParser(text).document();
+    }
+
+    private int values;
+
+    /** More values than {@link #MAX_VALUES}: not read, as a file over the size limit is not. */
+    public static final class TooManyValues
+            extends CniJson.InvalidJsonException
+    {
+        TooManyValues()
+        {
+            super("holds more than " + MAX_VALUES + " JSON values (a CNI configuration has hundreds); not read");
+        }
     }
 
     private JsonValue document()
@@ -107,6 +125,9 @@ public final class GoJsonParser
             }
             else {
                 done = scalar(c);
+            }
+            if (++values > MAX_VALUES) {
+                throw new TooManyValues();
             }
             // A value is complete: hand it to its container, closing every container that ends here.
             while (true) {
