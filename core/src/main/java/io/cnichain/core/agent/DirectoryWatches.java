@@ -125,6 +125,39 @@ final class DirectoryWatches
     }
 
     /**
+     * An entry of an ancestor changed: when it names a wanted directory and the path now leads to another directory
+     * than the one watched (renamed away, another renamed in its place), the watch is armed again on what the path
+     * names now.
+     *
+     * @param ancestor the watched ancestor
+     * @param name     the entry that changed
+     * @return the wanted directory that was replaced, if that is what happened
+     */
+    Optional<Path> replaced(Path ancestor, String name)
+    {
+        Path directory = ancestor.resolve(name);
+        if (!wanted.contains(directory)) {
+            return Optional.empty();
+        }
+        WatchKey key = armed.get(directory);
+        if (key == null) {
+            // Not armed: waiting for it to appear is retryPending's.
+            return Optional.empty();
+        }
+        Optional<Object> now = fileKey(directory);
+        if (key.isValid() && now.isPresent() && now.get().equals(armedOn.get(directory))) {
+            return Optional.empty();
+        }
+        armed.remove(directory);
+        armedOn.remove(directory);
+        keys.remove(key);
+        key.cancel();
+        arm(directory);
+        reconcileKeys();
+        return Optional.of(directory);
+    }
+
+    /**
      * Something was created in an ancestor of a missing directory: arm what now exists.
      *
      * @return the directories armed
@@ -196,6 +229,23 @@ final class DirectoryWatches
             }
             else if (armed.containsKey(directory)) {
                 armedLate.add(directory);
+            }
+        }
+        // A watch follows its directory's inode, not its path: the parent of every armed directory is watched too, so
+        // that a directory renamed away, or another renamed in its place, is an event, not a silence.
+        for (Path directory : wanted) {
+            Path parent = directory.getParent();
+            if (armed.containsKey(directory) && parent != null && !wanted.contains(parent)) {
+                if (!isWatched(parent)) {
+                    try {
+                        register(parent);
+                    }
+                    catch (IOException e) {
+                        log.debug("Cannot watch {} for {} to be replaced: {}", parent, directory, e.toString());
+                        continue;
+                    }
+                }
+                neededAncestors.add(parent);
             }
         }
         ancestors.clear();

@@ -119,10 +119,19 @@ final class EventIntake
         for (WatchKey key : invalidated) {
             appeared.addAll(watches.invalidated(key));
         }
+        Set<Path> replaced = new LinkedHashSet<>();
         for (DirectoryEvent event : events) {
+            if (watches.isAncestor(event.directory()) && !watches.isWanted(event.directory())) {
+                watches.replaced(event.directory(), event.name()).ifPresent(replaced::add);
+            }
             if (event.kind() == EventKind.CREATE && watches.isAncestor(event.directory())) {
                 appeared.addAll(watches.retryPending());
             }
+        }
+        if (!replaced.isEmpty()) {
+            log.warn("{} now names another directory (renamed away, or another renamed in its place); watching what it names now and "
+                    + "rescanning", replaced);
+            rescan = true;
         }
         if (!appeared.isEmpty()) {
             log.info("{} appeared; watching again and rescanning", appeared);

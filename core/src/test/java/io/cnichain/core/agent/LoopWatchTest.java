@@ -56,6 +56,35 @@ class LoopWatchTest
     }
 
     @Test
+    void aConfDirReplacedByRenameIsWatchedWhereItIsNow(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(file);
+            Path confDir = node.confDir();
+            Path fresh = Files.createDirectories(confDir.resolveSibling("net.d.new"));
+            Files.writeString(fresh.resolve("10-calico.conflist"), TestNode.CALICO);
+            Path old = confDir.resolveSibling("net.d.old");
+            // The watch follows the inode: without the parent's events, the new directory would go unseen until the
+            // periodic check (a minute), ready all the while, and the old one's events taken for it.
+            Files.move(confDir, old);
+            Files.move(fresh, confDir);
+
+            loop.awaitPatched(file);
+            loop.awaitLog("now names another directory (renamed away, or another renamed in its place)");
+            loop.barrier();
+            assertThat(loop.status.ready()).as(String.valueOf(loop.status.notReady())).isTrue();
+
+            // What happens in the old directory is not the conf dir's business any more.
+            Files.writeString(old.resolve("10-calico.conflist"), TestNode.CALICO);
+            loop.barrier();
+            assertThat(Files.readString(old.resolve("10-calico.conflist"))).doesNotContain("linkerd-cni");
+            assertThat(RunningLoop.plugins(file)).last().isEqualTo("linkerd-cni");
+        }
+    }
+
+    @Test
     void ourBinaryDeletedOrTamperedWithIsReinstalled(TestNode node)
             throws Exception
     {
