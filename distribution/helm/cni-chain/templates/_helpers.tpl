@@ -69,11 +69,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- if has $address (list "0.0.0.0" "::" "[::]") }}127.0.0.1{{ else }}{{ $address | trimPrefix "[" | trimSuffix "]" | quote }}{{ end -}}
 {{- end }}
 
-{{/* The agent's service account, as the API server names it in requests. */}}
-{{- define "cni-chain.serviceAccountUser" -}}
-system:serviceaccount:{{ .Release.Namespace }}:cni-chain
-{{- end }}
-
 {{/* A host for a URL: an IPv6 address in brackets. */}}
 {{- define "cni-chain.urlHost" -}}
 {{- if contains ":" . }}[{{ . }}]{{ else }}{{ . }}{{ end -}}

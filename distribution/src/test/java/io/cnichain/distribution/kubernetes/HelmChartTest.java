@@ -353,6 +353,16 @@ class HelmChartTest
                 "cniChain.nodeTaint.enabled", true)))).as("one remover per taint").hasMessageContaining("one remover per taint");
     }
 
+    @Test
+    void aMisspeltCniChainKeyIsAnErrorWhileLinkerdsKeysStayOpen()
+    {
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.nodeTiant.enabled", true))))
+                .as("values.schema.json closes cniChain").hasMessageContaining("nodeTiant");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.cleanupOnShutdown", "sometimes"))))
+                .hasMessageContaining("cleanupOnShutdown");
+        assertThat(HelmChart.render(Map.of("someFutureLinkerdKey", "x")).daemonSet()).as("a key of another linkerd2-cni version").isNotNull();
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> agentYaml(Rendered rendered)
     {

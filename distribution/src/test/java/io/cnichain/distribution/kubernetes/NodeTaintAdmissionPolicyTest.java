@@ -153,8 +153,21 @@ class NodeTaintAdmissionPolicyTest
         Map<String, Object> old = node();
         Map<String, Object> kubelet = request("system:node:node-a", Map.of());
         assertThat(fromKustomize.evaluate(kubelet, old, with(old, "spec", "unschedulable", true))).isInstanceOf(Decision.NotApplicable.class);
-        Map<String, Object> otherAccount = request("system:serviceaccount:kube-system:cni-chain", Map.of());
+        Map<String, Object> otherAccount = request("system:serviceaccount:kube-system:cni-chain-readiness-reporter", Map.of());
         assertThat(fromChart.evaluate(otherAccount, old, old)).isInstanceOf(Decision.NotApplicable.class);
+        Map<String, Object> lookalike = request("system:cni-chain", Map.of());
+        assertThat(fromChart.evaluate(lookalike, old, old)).as("not a service account").isInstanceOf(Decision.NotApplicable.class);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"kustomize", "chart"})
+    void theFenceHoldsInAnotherNamespace(String source)
+    {
+        // A kustomization with `namespace: mesh-system`, or a Helm release there: the account is mesh-system:cni-chain.
+        Map<String, Object> movedAgent = request("system:serviceaccount:mesh-system:cni-chain", Map.of("authentication.kubernetes.io/node-name", List.of("node-b")));
+        Map<String, Object> old = node();
+        assertThat(policy(source).evaluate(movedAgent, old, withTaints(old, List.of(taint(old, 0), taint(old, 2)))))
+                .isInstanceOf(Decision.Denied.class);
     }
 
     @Test
