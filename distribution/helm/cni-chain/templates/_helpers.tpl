@@ -58,6 +58,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
       "logFormat" $c.logFormat
       "nodeTaint" (dict "key" $c.nodeTaint.key) -}}
 {{- with $c.healthAddress }}{{ $_ := set $config "healthAddress" . }}{{ end -}}
+{{- with $c.metricsAddress }}{{ $_ := set $config "metricsAddress" . }}{{ end -}}
 {{- with $c.adapters }}{{ $_ := set $config "adapters" . }}{{ end -}}
 {{- with $c.adapterOverrides }}{{ $_ := set $config "adapterOverrides" . }}{{ end -}}
 {{- toYaml (mergeOverwrite $config (deepCopy $c.config)) -}}

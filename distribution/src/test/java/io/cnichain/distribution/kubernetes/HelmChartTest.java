@@ -318,15 +318,15 @@ class HelmChartTest
         assertThat(HelmChart.render(Map.of()).all(ClusterRole.class)).extracting(r -> r.getMetadata().getName()).containsExactly("cni-chain");
     }
 
-    /** cniChain.healthAddress: into cni-chain.yaml when set; the probes follow a specific address. */
+    /** cniChain.healthAddress, .metricsAddress: into cni-chain.yaml when set; the probes follow a specific address. */
     @Test
     void healthAndMetricsAddressesReachTheConfigurationAndTheProbes()
     {
         Map<String, Object> defaults = agentYaml(HelmChart.render(Map.of()));
-        assertThat(defaults).as("left to the agent's defaults (127.0.0.1, none)").doesNotContainKeys("healthAddress");
+        assertThat(defaults).as("left to the agent's defaults (127.0.0.1, none)").doesNotContainKeys("healthAddress", "metricsAddress");
 
-        Rendered set = HelmChart.render(Map.of("cniChain.healthAddress", "10.0.0.7"));
-        assertThat(agentYaml(set)).containsEntry("healthAddress", "10.0.0.7");
+        Rendered set = HelmChart.render(Map.of("cniChain.healthAddress", "10.0.0.7", "cniChain.metricsAddress", "10.0.0.7:9471"));
+        assertThat(agentYaml(set)).containsEntry("healthAddress", "10.0.0.7").containsEntry("metricsAddress", "10.0.0.7:9471");
         assertThat(set.agent().getLivenessProbe().getHttpGet().getHost()).as("the probes go where the listener is").isEqualTo("10.0.0.7");
         assertThat(set.agent().getReadinessProbe().getHttpGet().getHost()).isEqualTo("10.0.0.7");
 
