@@ -16,7 +16,7 @@ final class DetectText
         out.append("Node\n");
         out.append("  conf dir  ").append(report.confDir()).append('\n');
         out.append("  bin dir   ").append(report.binDir()).append('\n');
-        out.append("  file calls ").append(FileSystemCalls.get().describe()).append('\n');
+        out.append("  fs calls  ").append(FileSystemCalls.get().describe()).append('\n');
         out.append('\n').append("Adapters\n");
         int width = report.adapters().stream().mapToInt(a -> a.name().length()).max().orElse(10);
         for (DetectReport.AdapterScore adapter : report.adapters()) {

@@ -32,6 +32,9 @@ final class RunCommand
     @Option(names = "--health-address", paramLabel = "IP", description = "Address the health port listens on (YAML healthAddress, default 127.0.0.1: loopback, as the probes' host: 127.0.0.1).")
     String healthAddress;
 
+    @Option(names = "--metrics-address", paramLabel = "IP:PORT", description = "A listener of its own for /metrics alone, for a scraper elsewhere (YAML metricsAddress, default none).")
+    String metricsAddress;
+
     @Option(names = "--no-cleanup", description = "Never remove the configuration, kubeconfig and binaries on shutdown; `cni-chain uninstall` does (YAML cleanupOnShutdown: never; default auto).")
     boolean noCleanup;
 
@@ -53,6 +56,7 @@ final class RunCommand
         Map<String, String> flags = new LinkedHashMap<>();
         CommonOptions.put(flags, "--health-port", healthPort);
         CommonOptions.put(flags, "--health-address", healthAddress);
+        CommonOptions.put(flags, "--metrics-address", metricsAddress);
         CommonOptions.put(flags, "--no-cleanup", noCleanup ? true : null);
         CommonOptions.put(flags, "--shutdown-timeout", shutdownTimeout);
         return flags;

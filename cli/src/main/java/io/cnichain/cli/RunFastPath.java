@@ -40,6 +40,7 @@ final class RunFastPath
             switch (name) {
                 case "--health-port" -> c.healthPort = (Integer) v;
                 case "--health-address" -> c.healthAddress = (String) v;
+                case "--metrics-address" -> c.metricsAddress = (String) v;
                 case "--no-cleanup" -> c.noCleanup = true;
                 case "--shutdown-timeout" -> c.shutdownTimeout = (Integer) v;
                 case "--config" -> c.options.config = (Path) v;
@@ -61,6 +62,7 @@ final class RunFastPath
     static final List<Known> OPTIONS = List.of(
             new Known("--health-port", Kind.INTEGER),
             new Known("--health-address", Kind.TEXT),
+            new Known("--metrics-address", Kind.TEXT),
             new Known("--no-cleanup", Kind.FLAG),
             new Known("--shutdown-timeout", Kind.INTEGER),
             new Known("--config", Kind.PATH),

@@ -72,9 +72,19 @@ public final class Agent
         Optional<HealthServer> health = Optional.empty();
         if (config.run().healthPort() > 0) {
             HealthServer server = new HealthServer(java.net.InetAddress.getByName(config.run().healthAddress()), config.run().healthPort(), status, metrics,
-                    policy.stuckAfter());
+                    policy.stuckAfter(), false);
             server.start();
             health = Optional.of(server);
+        }
+        Optional<HealthServer> scraper = Optional.empty();
+        if (config.run().metricsAddress().isPresent()) {
+            String address = config.run().metricsAddress().get();
+            int colon = address.lastIndexOf(':');
+            String host = address.substring(0, colon).replace("[", "").replace("]", "");
+            HealthServer server = new HealthServer(java.net.InetAddress.getByName(host), Integer.parseInt(address.substring(colon + 1)), status, metrics,
+                    policy.stuckAfter(), true);
+            server.start();
+            scraper = Optional.of(server);
         }
         // The start-up taint: nothing at all exists for it unless it is enabled.
         Optional<NodeTaintRemover> taint = NodeTaintRemover.fromConfig(config);
@@ -119,6 +129,7 @@ public final class Agent
         }
         finally {
             health.ifPresent(HealthServer::stop);
+            scraper.ifPresent(HealthServer::stop);
         }
         if (!decision.cleanUp()) {
             log.info("{}: leaving our CNI entries, kubeconfig and binaries in place: {} (cleanupOnShutdown {}). Exiting.", stopSignal,

@@ -45,6 +45,7 @@ final class HealthServer
     private final AgentStatus status;
     private final AgentMetrics metrics;
     private final Duration stuckAfter;
+    private final boolean metricsOnly;
 
     /**
      * @param port       the port (0: any free one, see {@link #port()})
@@ -54,15 +55,17 @@ final class HealthServer
     HealthServer(int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
             throws IOException
     {
-        this(java.net.InetAddress.getLoopbackAddress(), port, status, metrics, stuckAfter);
+        this(java.net.InetAddress.getLoopbackAddress(), port, status, metrics, stuckAfter, false);
     }
 
     /**
-     * @param address the address to listen on (loopback by default; any address for a scraper elsewhere)
+     * @param address     the address to listen on (loopback by default; any address for a scraper elsewhere)
+     * @param metricsOnly whether this listener serves {@code /metrics} alone (metricsAddress: a scraper's)
      */
-    HealthServer(java.net.InetAddress address, int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
+    HealthServer(java.net.InetAddress address, int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter, boolean metricsOnly)
             throws IOException
     {
+        this.metricsOnly = metricsOnly;
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.stuckAfter = requireNonNull(stuckAfter, "stuckAfter is null");
@@ -83,7 +86,13 @@ final class HealthServer
     void start()
     {
         thread.start();
-        log.info("Health endpoints on {}:{}: /healthz /readyz /metrics", socket.getInetAddress().getHostAddress(), port());
+        log.info(metricsOnly ? "Metrics on {}:{}: /metrics" : "Health endpoints on {}:{}: /healthz /readyz /metrics", socket.getInetAddress().getHostAddress(),
+                port());
+    }
+
+    java.net.InetAddress address()
+    {
+        return socket.getInetAddress();
     }
 
     int port()
@@ -168,6 +177,11 @@ final class HealthServer
         }
         int query = parts[1].indexOf('?');
         String path = query < 0 ? parts[1] : parts[1].substring(0, query);
+        if (metricsOnly && !path.equals("/metrics")) {
+            // A scraper's listener: what /readyz says (host paths, errors) stays on the health listener.
+            respond(out, 404, "Not Found", "only /metrics here\n", "text/plain", head, "");
+            return;
+        }
         switch (path) {
             case "/healthz" -> {
                 String problem = status.unhealthy(stuckAfter);

@@ -190,7 +190,8 @@ public final class ConfigLoader
                         values.value(Settings.KUBECONFIG_SKIP_TLS_VERIFY), values.value(Settings.API_SERVER_PROTOCOL),
                         values.optional(Settings.API_SERVER_HOST), values.optional(Settings.API_SERVER_PORT)),
                 new RunSettings(Math.toIntExact(values.value(Settings.HEALTH_PORT)), values.value(Settings.CLEANUP_ON_SHUTDOWN),
-                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values), values.value(Settings.HEALTH_ADDRESS)),
+                        values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values), values.value(Settings.HEALTH_ADDRESS),
+                        Optional.of(values.value(Settings.METRICS_ADDRESS)).filter(address -> !address.isEmpty())),
                 nodeTaint(values),
                 new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)));
     }

@@ -22,7 +22,7 @@ import static io.cnichain.core.config.ConfigErrors.quoted;
  */
 sealed interface SettingType<T>
         permits SettingType.AbsolutePath, SettingType.PathList, SettingType.Bool, SettingType.WholeNumber, SettingType.Seconds,
-        SettingType.OneOf, SettingType.PortNumber, SettingType.IpAddress, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
+        SettingType.OneOf, SettingType.PortNumber, SettingType.IpAddress, SettingType.ListenAddress, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
         AdapterTypes.Choice, AdapterTypes.SettingsByAdapter, AdapterTypes.Overrides, PluginEntryType, NodeTaintTypes.TaintKey,
         NodeTaintTypes.ObjectName, SettingType.CleanupModes
 {
@@ -286,6 +286,38 @@ sealed interface SettingType<T>
         public String format(String value)
         {
             return value;
+        }
+    }
+
+    /** An IP address literal and a port, {@code 10.0.0.7:9471} or {@code [::]:9471}; empty for none. */
+    record ListenAddress() implements SettingType<String>
+    {
+        @Override
+        public String parse(String text, String source)
+        {
+            if (text.isEmpty()) {
+                return text;
+            }
+            int colon = text.lastIndexOf(':');
+            if (colon > 0) {
+                String host = text.substring(0, colon);
+                if (host.startsWith("[") && host.endsWith("]")) {
+                    host = host.substring(1, host.length() - 1);
+                }
+                else if (host.contains(":")) {
+                    throw bad(source, quoted(text) + " is not an address and port: an IPv6 address goes in brackets, [::1]:9471");
+                }
+                new IpAddress().parse(host, source);
+                new PortNumber().parse(text.substring(colon + 1), source);
+                return text;
+            }
+            throw bad(source, quoted(text) + " is not an address and port (such as 10.0.0.7:9471 or 0.0.0.0:9471)");
+        }
+
+        @Override
+        public String format(String value)
+        {
+            return value.isEmpty() ? "none" : value;
         }
     }
 

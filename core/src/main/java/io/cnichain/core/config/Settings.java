@@ -77,7 +77,10 @@ public final class Settings
             (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port");
     public static final Setting<String> HEALTH_ADDRESS = Setting.of("healthAddress", new SettingType.IpAddress(), ConfigLoader.DEFAULT_HEALTH_ADDRESS,
             "the address the health port listens on: loopback by default (the probes say `host: 127.0.0.1`), so that no pod can reach, "
-                    + "stall or read it; `0.0.0.0` or the node's address for a scraper of `/metrics` elsewhere").runFlag("--health-address");
+                    + "stall or read it; `0.0.0.0` or the node's address to open all three to others").runFlag("--health-address");
+    public static final Setting<String> METRICS_ADDRESS = Setting.of("metricsAddress", new SettingType.ListenAddress(), "",
+            "an address and port (`10.0.0.7:9471`, `[::]:9471`) where a listener of its own serves `/metrics` alone, for a scraper "
+                    + "elsewhere; empty: `/metrics` only on the health listener").runFlag("--metrics-address");
     public static final Setting<CleanupMode> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.CleanupModes(), CleanupMode.AUTO,
             "what `run` does with what it installed when it stops: `auto` keeps it while the agent's DaemonSet exists and still places a pod "
                     + "on this node (a rolling update, a restart, a node shutdown) and removes it otherwise, asking the API server; outside a "
@@ -106,7 +109,7 @@ public final class Settings
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
             ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
-            LOG_FORMAT, HEALTH_PORT, HEALTH_ADDRESS, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
+            LOG_FORMAT, HEALTH_PORT, HEALTH_ADDRESS, METRICS_ADDRESS, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
             POD_NAMESPACE);
 
     private Settings() {}

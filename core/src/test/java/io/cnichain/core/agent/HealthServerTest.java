@@ -140,6 +140,23 @@ class HealthServerTest
     }
 
     @Test
+    void aMetricsListenerServesMetricsAloneAndTheHealthListenerLoopbackByDefault()
+            throws IOException
+    {
+        assertThat(server.address().isLoopbackAddress()).as("the default listener").isTrue();
+        HealthServer scraper = new HealthServer(java.net.InetAddress.getLoopbackAddress(), 0, status, new AgentMetrics(), Duration.ofSeconds(30), true);
+        scraper.start();
+        try {
+            assertThat(exchange(scraper.port(), "GET /metrics HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 200 OK\r\n").contains("cnichain_");
+            assertThat(exchange(scraper.port(), "GET /readyz HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 404 Not Found\r\n").endsWith("only /metrics here\n");
+            assertThat(exchange(scraper.port(), "GET /healthz HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 404 Not Found\r\n");
+        }
+        finally {
+            scraper.stop();
+        }
+    }
+
+    @Test
     void stopFreesThePort()
     {
         int port = server.port();
@@ -160,7 +177,14 @@ class HealthServerTest
     private String exchange(String request)
             throws IOException
     {
-        try (Socket socket = connect()) {
+        return exchange(server.port(), request);
+    }
+
+    private static String exchange(int port, String request)
+            throws IOException
+    {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
             socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
             socket.getOutputStream().flush();
             return readAll(socket.getInputStream());
