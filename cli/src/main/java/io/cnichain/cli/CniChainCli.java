@@ -2,6 +2,7 @@ package io.cnichain.cli;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.cli.logging.ConsoleLoggerProvider;
 import io.cnichain.spi.CniPlatformAdapter;
 import picocli.CommandLine;
@@ -124,6 +125,7 @@ public final class CniChainCli
      */
     public static int execute(String[] args, CliContext context)
     {
+        FileSystemCalls.prepareInBackground();
         Optional<RunCommand> run = RunFastPath.parse(args, context);
         if (run.isPresent()) {
             openClassPathEarly();

@@ -27,6 +27,18 @@ public interface FileSystemCalls
         return Selection.CHOSEN;
     }
 
+    /**
+     * Makes the choice on a thread of its own, now: the kernel's calls cost the JVM about 100 ms to link (a downcall
+     * stub and its method handles, which no class-data archive keeps), time the command line and the configuration
+     * can use meanwhile. The first {@link #get()} waits for it.
+     */
+    static void prepareInBackground()
+    {
+        Thread thread = new Thread(FileSystemCalls::get, "fs-calls");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
     /** @return one line for the log and {@code detect}: which calls are in use, and why the fallback when it is */
     String describe();
 

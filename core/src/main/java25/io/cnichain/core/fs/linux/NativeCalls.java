@@ -28,8 +28,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 /**
- * The kernel's calls through the Foreign Function &amp; Memory API (libc's wrappers; {@code openat2} through
- * {@code syscall}, which libc does not wrap). Compiled for Java 25 only; {@link Selection} loads it reflectively.
+ * The kernel's calls through the Foreign Function &amp; Memory API, all through libc's {@code syscall} (one downcall
+ * stub for them all). Compiled for Java 25 only; {@link Selection} loads it reflectively.
  * <p>
  * {@link #load()} tries each call once: a kernel or a seccomp profile that refuses one ({@code ENOSYS},
  * {@code EPERM}) makes the whole layer fall back, with the reason, rather than half of it.
@@ -63,29 +63,62 @@ public final class NativeCalls
     private static final long D_RECLEN = 16, D_NAME = 19;
 
     private final Architecture arch;
-    private final MethodHandle openat;
-    private final MethodHandle openat2;
-    private final MethodHandle statx;
-    private final MethodHandle read;
-    private final MethodHandle close;
-    private final MethodHandle renameat2;
-    private final MethodHandle getdents64;
+    /**
+     * libc's {@code syscall(long number, ...)}, the one downcall of them all: each distinct C signature costs the JVM a
+     * generated stub and a few dozen method-handle classes at start-up (about 25 ms each here, none of it in the AOT
+     * cache), so every call goes through this one, with its arguments as five longs (pointers by address).
+     */
+    private final MethodHandle syscall;
 
     private NativeCalls(Architecture arch)
     {
         this.arch = arch;
         Linker linker = Linker.nativeLinker();
         SymbolLookup libc = linker.defaultLookup();
-        Linker.Option errno = Linker.Option.captureCallState("errno");
-        openat = handle(linker, libc, "openat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-                errno, Linker.Option.firstVariadicArg(3));
-        openat2 = handle(linker, libc, "syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG),
-                errno, Linker.Option.firstVariadicArg(1));
-        statx = handle(linker, libc, "statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), errno);
-        read = handle(linker, libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), errno);
-        close = handle(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
-        renameat2 = handle(linker, libc, "renameat2", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT), errno);
-        getdents64 = handle(linker, libc, "getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), errno);
+        syscall = handle(linker, libc, "syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                Linker.Option.captureCallState("errno"), Linker.Option.firstVariadicArg(1));
+    }
+
+    private long sys(MemorySegment state, long number, long a, long b, long c, long d, long e)
+            throws Throwable
+    {
+        return (long) syscall.invokeExact(state, number, a, b, c, d, e);
+    }
+
+    private int openat(MemorySegment state, int dirFd, MemorySegment path, int flags)
+            throws Throwable
+    {
+        return (int) sys(state, arch.openat, dirFd, path.address(), flags, 0, 0);
+    }
+
+    private int statx(MemorySegment state, int dirFd, MemorySegment path, int flags, int mask, MemorySegment buffer)
+            throws Throwable
+    {
+        return (int) sys(state, arch.statx, dirFd, path.address(), flags, mask, buffer.address());
+    }
+
+    private long read(MemorySegment state, int fd, MemorySegment buffer, long count)
+            throws Throwable
+    {
+        return sys(state, arch.read, fd, buffer.address(), count, 0, 0);
+    }
+
+    private int close(MemorySegment state, int fd)
+            throws Throwable
+    {
+        return (int) sys(state, arch.close, fd, 0, 0, 0, 0);
+    }
+
+    private int renameat2(MemorySegment state, int fromDir, MemorySegment from, int toDir, MemorySegment to, int flags)
+            throws Throwable
+    {
+        return (int) sys(state, arch.renameat2, fromDir, from.address(), toDir, to.address(), flags);
+    }
+
+    private long getdents64(MemorySegment state, int fd, MemorySegment buffer, long count)
+            throws Throwable
+    {
+        return sys(state, arch.getdents64, fd, buffer.address(), count, 0, 0);
     }
 
     /**
@@ -119,7 +152,7 @@ public final class NativeCalls
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE);
             // O_NOFOLLOW makes a final link fail with ELOOP; O_NONBLOCK makes a FIFO's open return at once.
-            int fd = (int) openat.invokeExact(state, AT_FDCWD, arena.allocateFrom(file.toString()), O_RDONLY | arch.oNoFollow | O_NONBLOCK | O_CLOEXEC, 0);
+            int fd = openat(state, AT_FDCWD, arena.allocateFrom(file.toString()), O_RDONLY | arch.oNoFollow | O_NONBLOCK | O_CLOEXEC);
             if (fd < 0) {
                 int error = errno(state);
                 if (error == ELOOP) {
@@ -132,7 +165,7 @@ public final class NativeCalls
             }
             try {
                 MemorySegment stat = arena.allocate(STATX_SIZE, 8);
-                if ((int) statx.invokeExact(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE_SIZE, stat) != 0) {
+                if (statx(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE_SIZE, stat) != 0) {
                     throw failure("statx", file, errno(state));
                 }
                 int mode = Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE));
@@ -142,7 +175,7 @@ public final class NativeCalls
                 return readAll(state, arena, fd, file, limit + 1);
             }
             finally {
-                int ignored = (int) close.invokeExact(state, fd);
+                int ignored = close(state, fd);
             }
         }
         catch (IOException | RuntimeException | Error e) {
@@ -159,7 +192,7 @@ public final class NativeCalls
     {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE);
-            int fd = (int) openat.invokeExact(state, AT_FDCWD, arena.allocateFrom(directory.toString()), O_RDONLY | arch.oDirectory | O_CLOEXEC, 0);
+            int fd = openat(state, AT_FDCWD, arena.allocateFrom(directory.toString()), O_RDONLY | arch.oDirectory | O_CLOEXEC);
             if (fd < 0) {
                 throw failure("open", directory, errno(state));
             }
@@ -167,7 +200,7 @@ public final class NativeCalls
                 List<EntryName> names = new ArrayList<>();
                 MemorySegment buffer = arena.allocate(32 * 1024, 8);
                 while (true) {
-                    long n = (long) getdents64.invokeExact(state, fd, buffer, buffer.byteSize());
+                    long n = getdents64(state, fd, buffer, buffer.byteSize());
                     if (n < 0) {
                         int error = errno(state);
                         if (error == EINTR) {
@@ -189,7 +222,7 @@ public final class NativeCalls
                 }
             }
             finally {
-                int ignored = (int) close.invokeExact(state, fd);
+                int ignored = close(state, fd);
             }
         }
         catch (IOException | RuntimeException | Error e) {
@@ -206,7 +239,7 @@ public final class NativeCalls
     {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE);
-            int baseFd = (int) openat.invokeExact(state, AT_FDCWD, arena.allocateFrom(base.toString()), O_RDONLY | arch.oDirectory | O_CLOEXEC, 0);
+            int baseFd = openat(state, AT_FDCWD, arena.allocateFrom(base.toString()), O_RDONLY | arch.oDirectory | O_CLOEXEC);
             if (baseFd < 0) {
                 throw failure("open", base, errno(state));
             }
@@ -223,7 +256,7 @@ public final class NativeCalls
                 return Optional.of(new HeldDirectory(fd, base.resolve(relative)));
             }
             finally {
-                int ignored = (int) close.invokeExact(state, baseFd);
+                int ignored = close(state, baseFd);
             }
         }
         catch (IOException | RuntimeException | Error e) {
@@ -242,7 +275,7 @@ public final class NativeCalls
         how.set(JAVA_LONG, 0, O_RDONLY | arch.oDirectory | O_CLOEXEC);
         how.set(JAVA_LONG, 8, 0);
         how.set(JAVA_LONG, 16, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-        return (int) (long) openat2.invokeExact(state, SYS_OPENAT2, (long) dirFd, arena.allocateFrom(path), how, 24L);
+        return (int) sys(state, SYS_OPENAT2, dirFd, arena.allocateFrom(path).address(), how.address(), 24L, 0);
     }
 
     /** A directory held by its descriptor. */
@@ -277,7 +310,7 @@ public final class NativeCalls
         {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment state = arena.allocate(CAPTURE);
-                if ((int) renameat2.invokeExact(state, fd, arena.allocateFrom(from), fd, arena.allocateFrom(to), flags) == 0) {
+                if (renameat2(state, fd, arena.allocateFrom(from), fd, arena.allocateFrom(to), flags) == 0) {
                     return;
                 }
                 int error = errno(state);
@@ -302,7 +335,7 @@ public final class NativeCalls
         public void close()
         {
             try (Arena arena = Arena.ofConfined()) {
-                int ignored = (int) close.invokeExact(arena.allocate(CAPTURE), fd);
+                int ignored = NativeCalls.this.close(arena.allocate(CAPTURE), fd);
             }
             catch (RuntimeException | Error e) {
                 throw e;
@@ -317,7 +350,7 @@ public final class NativeCalls
     {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(CAPTURE);
-            int root = (int) openat.invokeExact(state, AT_FDCWD, arena.allocateFrom("/"), O_RDONLY | arch.oDirectory | O_CLOEXEC, 0);
+            int root = openat(state, AT_FDCWD, arena.allocateFrom("/"), O_RDONLY | arch.oDirectory | O_CLOEXEC);
             if (root < 0) {
                 throw refused("open", errno(state));
             }
@@ -326,24 +359,24 @@ public final class NativeCalls
                 if (fd < 0) {
                     throw refused("openat2", errno(state));
                 }
-                int ignored = (int) close.invokeExact(state, fd);
+                int ignored = close(state, fd);
                 MemorySegment stat = arena.allocate(STATX_SIZE, 8);
-                if ((int) statx.invokeExact(state, root, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE_SIZE, stat) != 0) {
+                if (statx(state, root, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE_SIZE, stat) != 0) {
                     throw refused("statx", errno(state));
                 }
                 MemorySegment buffer = arena.allocate(4096, 8);
-                if ((long) getdents64.invokeExact(state, root, buffer, buffer.byteSize()) < 0) {
+                if (getdents64(state, root, buffer, buffer.byteSize()) < 0) {
                     throw refused("getdents64", errno(state));
                 }
                 // Both names missing: ENOENT where renameat2 exists, ENOSYS or EPERM where it is refused.
                 String missing = ".cni-chain-probe-" + ProcessHandle.current().pid();
-                if ((int) renameat2.invokeExact(state, root, arena.allocateFrom(missing), root, arena.allocateFrom(missing + ".2"), RENAME_NOREPLACE) == 0
+                if (renameat2(state, root, arena.allocateFrom(missing), root, arena.allocateFrom(missing + ".2"), RENAME_NOREPLACE) == 0
                         || errno(state) != ENOENT) {
                     throw refused("renameat2", errno(state));
                 }
             }
             finally {
-                int ignored = (int) close.invokeExact(state, root);
+                int ignored = close(state, root);
             }
         }
         catch (RuntimeException | Error e) {
@@ -366,7 +399,7 @@ public final class NativeCalls
         MemorySegment buffer = arena.allocate(64 * 1024, 8);
         while (out.size() < most) {
             long want = Math.min(buffer.byteSize(), most - out.size());
-            long n = (long) read.invokeExact(state, fd, buffer, want);
+            long n = read(state, fd, buffer, want);
             if (n < 0) {
                 int error = errno(state);
                 if (error == EINTR) {
@@ -435,19 +468,31 @@ public final class NativeCalls
         return linker.downcallHandle(libc.find(name).orElseThrow(() -> new UnsupportedOperationException("libc has no " + name)), descriptor, options);
     }
 
-    /** The open flags that differ between architectures. */
+    /** The open flags and the system call numbers, which differ between architectures. */
     private enum Architecture
     {
-        X86_64(0200000, 0400000),
-        AARCH64(040000, 0100000);
+        X86_64(0200000, 0400000, 257, 332, 0, 3, 316, 217),
+        AARCH64(040000, 0100000, 56, 291, 63, 57, 276, 61);
 
         final int oDirectory;
         final int oNoFollow;
+        final long openat;
+        final long statx;
+        final long read;
+        final long close;
+        final long renameat2;
+        final long getdents64;
 
-        Architecture(int oDirectory, int oNoFollow)
+        Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long close, long renameat2, long getdents64)
         {
             this.oDirectory = oDirectory;
             this.oNoFollow = oNoFollow;
+            this.openat = openat;
+            this.statx = statx;
+            this.read = read;
+            this.close = close;
+            this.renameat2 = renameat2;
+            this.getdents64 = getdents64;
         }
 
         static Architecture current()
