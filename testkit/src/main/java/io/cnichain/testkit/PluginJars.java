@@ -163,7 +163,8 @@ public final class PluginJars
         }
         Class<?> type = guarded.adapterClass();
         Optional<Path> from = locationOf(type);
-        if (type.getClassLoader() == PluginJars.class.getClassLoader() || !from.equals(Optional.of(realPath(loaded.jar())))) {
+        // The agent loads a private copy of the jar it checked: the class must come from the jar or from such a copy of it.
+        if (type.getClassLoader() == PluginJars.class.getClassLoader() || !(from.equals(Optional.of(realPath(loaded.jar()))) || sameBytes(from, loaded.jar()))) {
             throw new AssertionFailedError("adapter '" + name + "' is " + type.getName() + " from " + from.map(Path::toString).orElse("nowhere known")
                     + " (class loader " + type.getClassLoader() + "), not from the plugin jar " + loaded.jar());
         }
@@ -171,6 +172,16 @@ public final class PluginJars
             throw new AssertionFailedError("adapter '" + name + "' loaded disabled: " + adapter.disabledReason().get());
         }
         return adapter;
+    }
+
+    private static boolean sameBytes(Optional<Path> copy, Path jar)
+    {
+        try {
+            return copy.isPresent() && Files.mismatch(copy.get(), jar) == -1;
+        }
+        catch (java.io.IOException e) {
+            return false;
+        }
     }
 
     private static Optional<Path> locationOf(Class<?> type)

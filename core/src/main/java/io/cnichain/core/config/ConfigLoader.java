@@ -59,6 +59,7 @@ public final class ConfigLoader
         readEnvironment(env, values);
         readFlags(flags, values);
         warnWhenTheTokenIsReadable(values);
+        warnWhenTheTokenTravelsUnprotected(values);
         return assemble(file, values);
     }
 
@@ -124,6 +125,27 @@ public final class ConfigLoader
         if (!readers.isEmpty() && values.value(Settings.KUBECONFIG_ENABLED)) {
             LOG.warn("{}: mode {} makes the kubeconfig, and the service-account token in it, readable by {}", mode.source(),
                     Settings.KUBECONFIG_MODE.type().format(mode.value()), readers);
+        }
+    }
+
+    /**
+     * Kept for drop-in compatibility with Linkerd's installer, said at every start: the kubeconfig we write sends the
+     * token in the clear ({@code http}), or to whoever answers ({@code skipTlsVerify}).
+     */
+    private static void warnWhenTheTokenTravelsUnprotected(SettingValues values)
+    {
+        if (!values.value(Settings.KUBECONFIG_ENABLED)) {
+            return;
+        }
+        SettingValues.Sourced<String> protocol = values.get(Settings.API_SERVER_PROTOCOL).orElseThrow();
+        if (!protocol.value().equals("https")) {
+            LOG.warn("{}: {}: the kubeconfig makes every pod's linkerd-cni send the service-account token to the API server unencrypted, "
+                    + "readable by anyone on the path; use https", protocol.source(), protocol.value());
+        }
+        SettingValues.Sourced<Boolean> skip = values.get(Settings.KUBECONFIG_SKIP_TLS_VERIFY).orElseThrow();
+        if (skip.value()) {
+            LOG.warn("{}: true: the kubeconfig makes every pod's linkerd-cni send the service-account token to whatever answers at the API "
+                    + "server's address, without checking its certificate; give it the CA instead (kubeconfig.caFile)", skip.source());
         }
     }
 

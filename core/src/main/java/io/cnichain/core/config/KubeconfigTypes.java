@@ -67,9 +67,11 @@ final class KubeconfigTypes
                 symbolic.append((bits & (1 << (8 - i))) != 0 ? letters.charAt(i) : '-');
             }
             Set<PosixFilePermission> mode = PosixFilePermissions.fromString(symbolic.toString());
-            if (mode.contains(PosixFilePermission.OTHERS_WRITE)) {
-                throw bad(source, format(mode) + " lets others write the kubeconfig, which holds a service-account token; "
-                        + "use a mode without write access for others, such as 0600");
+            if (mode.contains(PosixFilePermission.OTHERS_WRITE) || mode.contains(PosixFilePermission.GROUP_WRITE)) {
+                // Whoever can write it can point every pod's linkerd-cni at another API server, with our token.
+                throw bad(source, format(mode) + " lets " + (mode.contains(PosixFilePermission.OTHERS_WRITE) ? "others" : "its group")
+                        + " write the kubeconfig, which holds a service-account token and names the API server every pod's plugin "
+                        + "trusts; use a mode writable by its owner only, such as 0600 or 0644");
             }
             return mode;
         }

@@ -9,7 +9,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,8 +26,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * The plugins directory as pf4j's {@link PluginRepository}: the plugin files in it (regular files, links
  * followed, named {@code *.jar} or {@code *.zip}, not hidden, in name order) that pass the
- * {@link PluginPermissions permission gate}. A jar is loaded where it is; a pf4j zip is expanded into a private
- * temp directory (mode 0700, deleted when the agent exits), never beside the zip as pf4j's own repository does:
+ * {@link PluginPermissions permission gate}. A jar is copied, and a pf4j zip expanded, into a private temp directory
+ * (mode 0700, deleted when the agent exits), and loaded from there once its source is seen unchanged since the check;
+ * never beside the zip as pf4j's own repository does:
  * the plugins directory may be read-only and stays as the operator made it. The directory is read once; every
  * file refused here is in {@link #problems()}, once, with the reason.
  */
@@ -122,7 +125,7 @@ final class PluginDirectory
                 expand(file).ifPresent(result::add);
             }
             else {
-                result.add(file);
+                privateCopy(file).ifPresent(result::add);
             }
         }
         return result;
@@ -157,6 +160,33 @@ final class PluginDirectory
         return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".zip");
     }
 
+    /**
+     * What was checked is what is loaded: the jar is copied into the private directory, and the copy is loaded only
+     * when the file it came from is still the one checked (same file, same owner and mode) once the copy is made.
+     */
+    private Optional<Path> privateCopy(Path jar)
+    {
+        try {
+            Path real = jar.toRealPath();
+            Object before = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            Path copy = WorkDirectory.get().resolve(System.nanoTime() + "-" + jar.getFileName());
+            Files.copy(real, copy, LinkOption.NOFOLLOW_LINKS);
+            Object after = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            Optional<String> unsafe = permissions.checkFile(jar);
+            if (before == null || !before.equals(after) || !jar.toRealPath().equals(real) || unsafe.isPresent()) {
+                Files.deleteIfExists(copy);
+                problems.add(jar + ": refused: it changed while it was checked" + unsafe.map(reason -> " (" + reason + ")").orElse(""));
+                return Optional.empty();
+            }
+            sources.put(copy, jar);
+            return Optional.of(copy);
+        }
+        catch (IOException e) {
+            problems.add(jar + ": refused: cannot be copied for loading: " + e.getMessage());
+            return Optional.empty();
+        }
+    }
+
     /** pf4j's Unzip (which refuses entries that would land outside the target), into the private directory. */
     private Optional<Path> expand(Path zip)
     {
@@ -172,7 +202,7 @@ final class PluginDirectory
         }
     }
 
-    /** Where zips are expanded: one private temp directory per agent, deleted when it exits. */
+    /** Where jars are copied and zips expanded: one private temp directory per agent, deleted when it exits. */
     private static final class WorkDirectory
     {
         private static Path directory;

@@ -61,6 +61,15 @@ final class PluginPermissions
         if (own.isPresent()) {
             return own;
         }
+        // The path as configured, before its links are resolved: whoever may write a directory on it may point a link
+        // in it elsewhere (pluginsDir itself a link, say, in a directory anyone can write).
+        Path configured = directory.toAbsolutePath().normalize();
+        for (Path ancestor = configured.getParent(); ancestor != null; ancestor = ancestor.getParent()) {
+            Optional<String> problem = check(ancestor, "directory " + ancestor + " (on the way to " + configured + ")", true);
+            if (problem.isPresent()) {
+                return problem;
+            }
+        }
         for (Path ancestor = real.getParent(); ancestor != null; ancestor = ancestor.getParent()) {
             Optional<String> problem = check(ancestor, "directory " + ancestor, true);
             if (problem.isPresent()) {

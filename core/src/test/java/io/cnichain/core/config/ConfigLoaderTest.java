@@ -398,14 +398,36 @@ class ConfigLoaderTest
     }
 
     @Test
+    void aTokenSentInTheClearOrToAnyoneIsAWarningAtEveryStart()
+    {
+        CapturedLog.clear();
+        ConfigLoader.load(Optional.empty(), Map.of("KUBERNETES_SERVICE_PROTOCOL", "http", "SKIP_TLS_VERIFY", "true"), Map.of());
+        assertThat(unprotectedTokenLines()).containsExactly(
+                "WARN environment variable KUBERNETES_SERVICE_PROTOCOL: http: the kubeconfig makes every pod's linkerd-cni send the "
+                        + "service-account token to the API server unencrypted, readable by anyone on the path; use https",
+                "WARN environment variable SKIP_TLS_VERIFY: true: the kubeconfig makes every pod's linkerd-cni send the service-account token "
+                        + "to whatever answers at the API server's address, without checking its certificate; give it the CA instead "
+                        + "(kubeconfig.caFile)");
+        CapturedLog.clear();
+        ConfigLoader.load(Optional.empty(), Map.of(), Map.of());
+        assertThat(unprotectedTokenLines()).isEmpty();
+    }
+
+    private static List<String> unprotectedTokenLines()
+    {
+        return CapturedLog.lines().stream().filter(line -> line.contains("the kubeconfig makes every pod's linkerd-cni send")).toList();
+    }
+
+    @Test
     void kubeconfigModeWritableByOthersIsRefusedAndReadableByOthersIsAWarning()
             throws IOException
     {
-        for (String mode : List.of("0666", "0777", "0602", "602")) {
+        for (String mode : List.of("0666", "0777", "0602", "602", "0660", "0620")) {
             String octal = mode.length() == 3 ? "0" + mode : mode;
+            String who = (Integer.parseInt(octal, 8) & 02) != 0 ? "others" : "its group";
             assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", mode), Map.of()),
-                    "environment variable KUBECONFIG_MODE: " + octal + " lets others write the kubeconfig, which holds a service-account token; "
-                            + "use a mode without write access for others, such as 0600");
+                    "environment variable KUBECONFIG_MODE: " + octal + " lets " + who + " write the kubeconfig, which holds a service-account token "
+                            + "and names the API server every pod's plugin trusts; use a mode writable by its owner only, such as 0600 or 0644");
         }
         CapturedLog.clear();
         AgentConfig config = ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "0644"), Map.of());

@@ -345,6 +345,41 @@ class PluginJarLoaderTest
     }
 
     @Test
+    void aPluginsDirectoryReachedThroughALinkInAWritableDirectoryIsRefused()
+            throws IOException
+    {
+        // The real directory is safe; the link that leads there sits where anyone may replace it.
+        Path jar = plugin("linked").adapter("com.l.Linked", adapterSource("com.l.Linked", "linked", "return Detection.none();", "")).writeJar(plugins, "linked.jar");
+        Path open = Files.createDirectory(temp.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path link = Files.createSymbolicLink(open.resolve("plugins"), plugins);
+
+        PluginJarLoader.Result result = new PluginJarLoader(LIMIT).load(link);
+
+        assertThat(result.adapters()).isEmpty();
+        assertThat(result.problems()).containsExactly(link.resolve("linked.jar") + ": refused: directory " + open + " (on the way to " + link
+                + ") is writable by anyone (mode 0777); fix: chmod go-w " + open);
+    }
+
+    @Test
+    void whatIsLoadedIsACopyOfTheJarThatWasChecked()
+            throws IOException
+    {
+        Path jar = plugin("copied").adapter("com.c.Copied", adapterSource("com.c.Copied", "copied", "return Detection.none();", "")).writeJar(plugins, "copied.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.problems()).isEmpty();
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("copied");
+        // The jar may be replaced from now on: the agent holds its own copy, private to it.
+        Files.delete(jar);
+        Object adapter = result.adapters().get(0).adapter();
+        Class<?> type = adapter instanceof io.cnichain.core.adapters.GuardedAdapter guarded ? guarded.adapterClass() : adapter.getClass();
+        assertThat(type.getProtectionDomain().getCodeSource().getLocation().getPath())
+                .doesNotContain(plugins.toString()).contains("cni-chain-plugins-");
+    }
+
+    @Test
     void aStickyWorldWritablePluginsDirectoryIsRefused()
             throws IOException
     {
