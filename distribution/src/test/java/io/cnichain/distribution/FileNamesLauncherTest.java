@@ -11,7 +11,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * File names are bytes. Through the launcher, with the environment an image gives (no locale at all): a name with an
+ * Names and contents are bytes. File names: Through the launcher, with the environment an image gives (no locale at all): a name with an
  * accented letter is a name like any other, and a name that is not valid UTF-8 is reported, and holds readiness back
  * when the runtime may load it before the file we patch.
  */
@@ -42,6 +42,29 @@ class FileNamesLauncherTest
             assertThat(run.out()).doesNotContain("InvalidPathException").doesNotContain("Exception");
         }
         assertThat(node.read("20-réseau.conflist")).doesNotContain("linkerd-cni");
+    }
+
+    @Test
+    void bytesThatAreNotUtf8InAConfigurationComeBackAsTheyWere(TestNode node)
+            throws Exception
+    {
+        // "name":"caf\xe9": before, install and uninstall wrote it back as the three bytes of U+FFFD.
+        byte[] original = ("{\"cniVersion\":\"1.0.0\",\"name\":\"caf\u0000\",\"plugins\":[{\"type\":\"calico\"}]}\n")
+                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        int at = new String(original, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf('\u0000');
+        original[at] = (byte) 0xe9;
+        java.nio.file.Path file = node.confDir().resolve("10-calico.conflist");
+        java.nio.file.Files.write(file, original);
+
+        RealLauncher.Run install = RealLauncher.run(node, noLocale(), "install");
+        assertThat(install.code()).as(install.toString()).isZero();
+        byte[] patched = java.nio.file.Files.readAllBytes(file);
+        assertThat(new String(patched, java.nio.charset.StandardCharsets.ISO_8859_1)).contains("caf\u00e9\"").doesNotContain("caf\u00ef\u00bf\u00bd")
+                .contains("linkerd-cni");
+
+        RealLauncher.Run uninstall = RealLauncher.run(node, noLocale(), "uninstall");
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(java.nio.file.Files.readAllBytes(file)).isEqualTo(original);
     }
 
     @Test

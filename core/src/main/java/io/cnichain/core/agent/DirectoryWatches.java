@@ -15,6 +15,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,8 @@ final class DirectoryWatches
     private final Set<Path> wanted = new LinkedHashSet<>();
     private final Set<Path> pending = new LinkedHashSet<>();
     private final Set<Path> ancestors = new HashSet<>();
+    /** Wanted directories that exist but could not be watched (the inotify watch limit, most often), and why. */
+    private final Map<Path, String> unwatchable = new LinkedHashMap<>();
 
     /** Directories made and removed faster than they can be watched: give up on this round after so many tries. */
     private static final int MAX_DESCENTS = 100;
@@ -68,6 +71,7 @@ final class DirectoryWatches
             if (!directories.contains(directory)) {
                 wanted.remove(directory);
                 pending.remove(directory);
+                unwatchable.remove(directory);
                 log.debug("No longer watching {}", directory);
             }
         }
@@ -174,6 +178,34 @@ final class DirectoryWatches
         return newlyArmed;
     }
 
+    /** @return wanted directories that exist but could not be watched, and why */
+    Map<Path, String> unwatchable()
+    {
+        Map<Path, String> result = new LinkedHashMap<>(unwatchable);
+        result.keySet().retainAll(wanted);
+        return result;
+    }
+
+    /**
+     * Tries the watches that failed again.
+     *
+     * @return the directories armed now
+     */
+    Set<Path> retryUnwatchable()
+    {
+        Set<Path> armedNow = new LinkedHashSet<>();
+        for (Path directory : Set.copyOf(unwatchable.keySet())) {
+            if (!wanted.contains(directory)) {
+                unwatchable.remove(directory);
+            }
+            else if (arm(directory)) {
+                armedNow.add(directory);
+            }
+        }
+        armedNow.addAll(reconcileKeys());
+        return armedNow;
+    }
+
     Set<Path> armedDirectories()
     {
         Set<Path> result = new LinkedHashSet<>(wanted);
@@ -197,12 +229,23 @@ final class DirectoryWatches
             try {
                 register(directory);
                 pending.remove(directory);
+                if (unwatchable.remove(directory) != null) {
+                    log.info("Watching {} again", directory);
+                }
                 return true;
             }
             catch (IOException e) {
-                log.warn("Cannot watch {}: {}", directory, e.getMessage());
+                // It exists: waiting for it to appear would wait for nothing. Said once; retried by the loop.
+                if (unwatchable.put(directory, String.valueOf(e.getMessage())) == null) {
+                    log.warn("Cannot watch {}: {}; changes there would go unseen, so the agent is not ready, rescans on a timer and tries the "
+                            + "watch again{}", directory, e.getMessage(), String.valueOf(e.getMessage()).contains("limit")
+                            ? " (the inotify watch limit: fs.inotify.max_user_watches)" : "");
+                }
+                pending.remove(directory);
+                return false;
             }
         }
+        unwatchable.remove(directory);
         if (pending.add(directory)) {
             log.info("{} does not exist yet; watching for it", directory);
         }

@@ -51,6 +51,18 @@ final class EventIntake
     }
 
     /** @return what the periodic check repaired of the watches ({@link DirectoryWatches#verify}) */
+    /** @return wanted directories that exist but could not be watched, and why */
+    java.util.Map<Path, String> unwatchable()
+    {
+        return watches.unwatchable();
+    }
+
+    /** @return the directories armed by trying the failed watches again */
+    Set<Path> retryUnwatchable()
+    {
+        return watches.retryUnwatchable();
+    }
+
     DirectoryWatches.Verification verifyWatches(Predicate<Path> settled)
     {
         return watches.verify(settled);

@@ -45,6 +45,11 @@ final class ReconcileLoop
     private final PeriodicCheck check;
     private final long checkEveryNanos;
     private long nextCheckNanos = Long.MAX_VALUE;
+    /** Watches that failed (the inotify limit) are tried again, and everything rescanned, at this time; doubling to 30 s. */
+    private long nextWatchRetryNanos = Long.MAX_VALUE;
+    private long watchRetryDelayNanos = WATCH_RETRY_FIRST_NANOS;
+    private static final long WATCH_RETRY_FIRST_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long WATCH_RETRY_MOST_NANOS = TimeUnit.SECONDS.toNanos(30);
     private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
     /** Directories were armed after the last look: the next pass looks at everything. */
     private boolean rescanOwed;
@@ -79,8 +84,11 @@ final class ReconcileLoop
         try {
             // Armed before the first scan: anything written from now on produces an event we will see.
             intake.watch(plan.directories());
-            log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
-                    engine.config().paths().binDir());
+            if (intake.unwatchable().isEmpty()) {
+                log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
+                        engine.config().paths().binDir());
+            }
+            scheduleWatchRetry(System.nanoTime());
             reconcile(PassRequest.startup());
             if (checkEveryNanos > 0) {
                 nextCheckNanos = System.nanoTime() + checkEveryNanos;
@@ -105,6 +113,9 @@ final class ReconcileLoop
                 if (now - nextCheckNanos >= 0) {
                     periodicCheck(request, now);
                 }
+                if (now - nextWatchRetryNanos >= 0) {
+                    retryWatches(request, now);
+                }
                 if (request.wanted()) {
                     reconcile(request);
                 }
@@ -122,14 +133,58 @@ final class ReconcileLoop
         }
     }
 
-    /** @return when the loop must wake up without an event: the next timer, or the periodic check */
+    /** @return when the loop must wake up without an event: the next timer, the periodic check, or a watch to try again */
     private OptionalLong nextDeadline()
     {
         OptionalLong timer = timers.nextDueNanos();
-        if (nextCheckNanos == Long.MAX_VALUE) {
+        long own = nextWatchRetryNanos != Long.MAX_VALUE && (nextCheckNanos == Long.MAX_VALUE || nextWatchRetryNanos - nextCheckNanos < 0)
+                ? nextWatchRetryNanos : nextCheckNanos;
+        if (own == Long.MAX_VALUE) {
             return timer;
         }
-        return OptionalLong.of(timer.isPresent() && timer.getAsLong() - nextCheckNanos < 0 ? timer.getAsLong() : nextCheckNanos);
+        return OptionalLong.of(timer.isPresent() && timer.getAsLong() - own < 0 ? timer.getAsLong() : own);
+    }
+
+    /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a timer, and try the watch. */
+    private void scheduleWatchRetry(long now)
+    {
+        if (intake.unwatchable().isEmpty()) {
+            nextWatchRetryNanos = Long.MAX_VALUE;
+            watchRetryDelayNanos = WATCH_RETRY_FIRST_NANOS;
+        }
+        else if (nextWatchRetryNanos == Long.MAX_VALUE) {
+            nextWatchRetryNanos = now + watchRetryDelayNanos;
+        }
+    }
+
+    private void retryWatches(PassRequest request, long now)
+    {
+        Set<Path> armed = intake.retryUnwatchable();
+        // Whether or not the watch is back, what changed meanwhile was not told: look at everything.
+        request.rescan();
+        scanner.changedEverything();
+        nextWatchRetryNanos = Long.MAX_VALUE;
+        if (intake.unwatchable().isEmpty()) {
+            log.info("Every watch is in place again ({}); rescanning", armed);
+            watchRetryDelayNanos = WATCH_RETRY_FIRST_NANOS;
+        }
+        else {
+            watchRetryDelayNanos = Math.min(watchRetryDelayNanos * 2, WATCH_RETRY_MOST_NANOS);
+            scheduleWatchRetry(now);
+        }
+    }
+
+    /** @return the pass's reasons, and one for each wanted directory that could not be watched */
+    private List<String> withUnwatched(List<String> notReady)
+    {
+        if (intake.unwatchable().isEmpty()) {
+            return notReady;
+        }
+        List<String> reasons = new java.util.ArrayList<>(notReady);
+        intake.unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
+                + "; a change there would go unseen (looking again every " + TimeUnit.NANOSECONDS.toSeconds(watchRetryDelayNanos)
+                + " s until the watch is back)"));
+        return reasons;
     }
 
     /**
@@ -183,12 +238,13 @@ final class ReconcileLoop
                 belief = PeriodicCheck.Belief.of(report, belief.ready());
                 return;
             }
-            if (report.notReady().isEmpty()) {
+            if (report.notReady().isEmpty() && intake.unwatchable().isEmpty()) {
                 metrics.success(System.currentTimeMillis());
             }
             if (report.selection().isPresent()) {
                 plan = planner.plan(report.selection().get(), report.snapshot());
                 Set<Path> armed = intake.watch(plan.directories());
+                scheduleWatchRetry(System.nanoTime());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
                     // Watch, then look: what changed there between this pass's look and the watch sent no event, and
@@ -197,8 +253,9 @@ final class ReconcileLoop
                     timers.schedule(System.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
                 }
             }
-            status.publish(report.notReady());
-            belief = PeriodicCheck.Belief.of(report, report.notReady().isEmpty());
+            List<String> notReady = withUnwatched(report.notReady());
+            status.publish(notReady);
+            belief = PeriodicCheck.Belief.of(report, notReady.isEmpty());
         }
         catch (ClosedWatchServiceException e) {
             // stop() closed the service while this pass was arming watches: the loop ends, nothing failed.

@@ -289,14 +289,14 @@ sealed interface SettingType<T>
         }
     }
 
-    /** An IP address literal and a port, {@code 10.0.0.7:9471} or {@code [::]:9471}; empty for none. */
+    /** An IP address literal and a port, {@code 10.0.0.7:9471} or {@code [::]:9471}; empty or {@code none} for none. */
     record ListenAddress() implements SettingType<String>
     {
         @Override
         public String parse(String text, String source)
         {
-            if (text.isEmpty()) {
-                return text;
+            if (text.isEmpty() || text.equals("none")) {
+                return "";
             }
             int colon = text.lastIndexOf(':');
             if (colon > 0) {

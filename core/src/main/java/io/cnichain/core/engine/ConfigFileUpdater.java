@@ -143,7 +143,9 @@ final class ConfigFileUpdater
                         target + ": " + refused.reason() + "; left untouched"
                                 + (!installing && !failed ? " (the runtime does not load it either)" : ""), List.of());
             }
-            if (plan instanceof PatchPlan.Rewrite rewrite) {
+            if (plan instanceof PatchPlan.Rewrite edited) {
+                // The original's bytes outside the edit, as they were (a byte that is not UTF-8 included).
+                PatchPlan.Rewrite rewrite = new PatchPlan.Rewrite(io.cnichain.core.patch.OriginalBytes.keep(original, edited.content()));
                 writer.writeBelow(host.root(), host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
                 if (installing) {
                     log.info("Created CNI config {}", target);
