@@ -72,7 +72,7 @@ public final class ConsoleLogging
             StringBuilder text = new StringBuilder(64 + message.length())
                     .append('[').append(now).append("] ")
                     .append(padded(eventLevel))
-                    .append(message);
+                    .append(oneLine(message));
             if (error != null) {
                 text.append(": ").append(error);
                 if (enabled(Level.DEBUG)) {
@@ -82,6 +82,30 @@ public final class ConsoleLogging
             line = text.toString();
         }
         out.println(line);
+    }
+
+    /**
+     * One event, one line: a control character in a message (a newline in a file name, say) is written as {@code \n},
+     * {@code \r} or {@code \xNN}, so that no name can forge a line of its own. (A stack trace, at debug, follows on
+     * lines of its own.)
+     */
+    static String oneLine(String message)
+    {
+        StringBuilder out = null;
+        for (int i = 0; i < message.length(); i++) {
+            char c = message.charAt(i);
+            boolean control = (c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029';
+            if (control) {
+                if (out == null) {
+                    out = new StringBuilder(message.length() + 16).append(message, 0, i);
+                }
+                out.append(c == '\n' ? "\\n" : c == '\r' ? "\\r" : String.format("\\x%02x", (int) c));
+            }
+            else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? message : out.toString();
     }
 
     /**

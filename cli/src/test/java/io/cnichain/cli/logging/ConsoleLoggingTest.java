@@ -32,4 +32,13 @@ class ConsoleLoggingTest
         }
         assertThat(ConsoleLogging.secondText(first - 1)).isEqualTo("-0001-12-31T23:59:59");
     }
+
+    @Test
+    void aNameWithANewlineCannotForgeALine()
+    {
+        assertThat(ConsoleLogging.oneLine("Created CNI config /etc/cni/net.d/a\n[2026-12-02T00:00:00Z] INFO  Removed everything.conflist"))
+                .isEqualTo("Created CNI config /etc/cni/net.d/a\\n[2026-12-02T00:00:00Z] INFO  Removed everything.conflist");
+        assertThat(ConsoleLogging.oneLine("cr\r bell\u0007 del\u007f tab\t stays")).isEqualTo("cr\\r bell\\x07 del\\x7f tab\t stays");
+        assertThat(ConsoleLogging.oneLine("plain, café")).isEqualTo("plain, café");
+    }
 }

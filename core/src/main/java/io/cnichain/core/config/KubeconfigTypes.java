@@ -34,6 +34,12 @@ final class KubeconfigTypes
                     throw bad(source, quoted(text) + " ends in " + extension + ": the container runtime would read the kubeconfig, "
                             + "which holds a service-account token, as a CNI configuration");
                 }
+                // x.conflist-current: the file behind OCI's link, which its adapter takes for the configuration to patch.
+                if (text.endsWith(extension + "-current")) {
+                    throw bad(source, quoted(text) + " looks like a CNI configuration (" + extension + "-current, the file behind OCI's link): "
+                            + "an adapter would take the kubeconfig, which holds a service-account token, for one; name it as Linkerd does, "
+                            + "ZZZ-linkerd-cni-kubeconfig");
+                }
             }
             return text;
         }

@@ -35,6 +35,12 @@ final class NodeTaintTypes
                 throw bad(source, quoted(text) + " is not a taint key: [a DNS subdomain and '/'] then up to 63 letters, digits, '-', '_' or '.', "
                         + "starting and ending with a letter or digit");
             }
+            if (prefix.equals("node.kubernetes.io") || prefix.equals("node.cloudprovider.kubernetes.io") || prefix.equals("node-role.kubernetes.io")) {
+                // Kubernetes' own (node.kubernetes.io/not-ready, ...): the node lifecycle controller and the kubelet set
+                // them, and removing one would let pods onto a node Kubernetes itself holds back.
+                throw bad(source, quoted(text) + " is a taint of Kubernetes' own (prefix " + prefix + "); the start-up taint needs a key of "
+                        + "its own, such as the default " + ConfigLoader.DEFAULT_NODE_TAINT_KEY);
+            }
             return text;
         }
 

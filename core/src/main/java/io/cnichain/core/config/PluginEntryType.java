@@ -103,7 +103,47 @@ record PluginEntryType() implements SettingType<PluginEntry>
                 entry.set(member.getKey(), tree(member.getValue()));
             }
         }
-        return new PluginEntry(entry, "the 'plugin' section of " + section.file());
+        String where = "the 'plugin' section of " + section.file();
+        libcniFields(entry).ifPresent(problem -> {
+            throw section.at("config").error(problem);
+        });
+        return new PluginEntry(entry, where);
+    }
+
+    /**
+     * The entry's members that libcni decodes into typed fields, checked as Go's decoder would: a value of the wrong type
+     * fails the whole configuration list, on every pod, once the entry is in it.
+     *
+     * @return what is wrong, if anything
+     */
+    static Optional<String> libcniFields(ObjectNode entry)
+    {
+        for (String text : List.of("name", "cniVersion")) {
+            JsonNode value = entry.get(text);
+            if (value != null && !value.isNull() && !value.isTextual()) {
+                return Optional.of("'" + text + "' must be a string, as libcni reads it");
+            }
+        }
+        JsonNode ipam = entry.get("ipam");
+        if (ipam != null && !ipam.isNull() && (!ipam.isObject() || (ipam.has("type") && !ipam.get("type").isTextual() && !ipam.get("type").isNull()))) {
+            return Optional.of("'ipam' must be an object whose 'type' is a string, as libcni reads it; the runtime would refuse the whole list");
+        }
+        JsonNode dns = entry.get("dns");
+        if (dns != null && !dns.isNull() && !dns.isObject()) {
+            return Optional.of("'dns' must be an object, as libcni reads it; the runtime would refuse the whole list");
+        }
+        JsonNode capabilities = entry.get("capabilities");
+        if (capabilities != null && !capabilities.isNull()) {
+            if (!capabilities.isObject()) {
+                return Optional.of("'capabilities' must be an object of booleans, as libcni reads it; the runtime would refuse the whole list");
+            }
+            for (JsonNode flag : capabilities) {
+                if (!flag.isBoolean() && !flag.isNull()) {
+                    return Optional.of("'capabilities' must be an object of booleans, as libcni reads it; the runtime would refuse the whole list");
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
@@ -137,6 +177,10 @@ record PluginEntryType() implements SettingType<PluginEntry>
         }
         if (!BINARY_NAME.matcher(type.asText()).matches()) {
             throw error.apply("the chained plugin entry's type " + quoted(type.asText()) + " is not a plain binary name (" + BINARY_NAME_RULE + ")");
+        }
+        Optional<String> wrong = libcniFields(object);
+        if (wrong.isPresent()) {
+            throw error.apply("the chained plugin entry's " + wrong.get());
         }
         return new PluginEntry(object, entrySource);
     }

@@ -398,6 +398,20 @@ class ConfigLoaderTest
     }
 
     @Test
+    void settingsThatWouldBreakLaterAreRefusedAtStart()
+    {
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_FILE_NAME", "x.conflist-current"), Map.of()),
+                "environment variable KUBECONFIG_FILE_NAME: 'x.conflist-current' looks like a CNI configuration (.conflist-current, the file behind "
+                        + "OCI's link)");
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("NODE_TAINT_KEY", "node.kubernetes.io/not-ready"), Map.of()),
+                "environment variable NODE_TAINT_KEY: 'node.kubernetes.io/not-ready' is a taint of Kubernetes' own (prefix node.kubernetes.io)");
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG", "{\"type\":\"linkerd-cni\",\"ipam\":\"str\"}"), Map.of()),
+                "the chained plugin entry's 'ipam' must be an object whose 'type' is a string, as libcni reads it");
+        assertBad(() -> ConfigLoader.load(Optional.empty(), Map.of("CNI_NETWORK_CONFIG", "{\"type\":\"linkerd-cni\",\"capabilities\":{\"a\":1}}"), Map.of()),
+                "'capabilities' must be an object of booleans");
+    }
+
+    @Test
     void aTokenSentInTheClearOrToAnyoneIsAWarningAtEveryStart()
     {
         CapturedLog.clear();
