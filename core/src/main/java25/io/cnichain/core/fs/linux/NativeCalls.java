@@ -149,8 +149,7 @@ public final class NativeCalls
     public byte[] readRegularFile(Path file, long limit)
             throws IOException
     {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE);
+        return call((arena, state) -> {
             // O_NOFOLLOW makes a final link fail with ELOOP; O_NONBLOCK makes a FIFO's open return at once.
             int fd = openat(state, AT_FDCWD, arena.allocateFrom(file.toString()), O_RDONLY | arch.oNoFollow | O_NONBLOCK | O_CLOEXEC);
             if (fd < 0) {
@@ -177,21 +176,14 @@ public final class NativeCalls
             finally {
                 int ignored = close(state, fd);
             }
-        }
-        catch (IOException | RuntimeException | Error e) {
-            throw e;
-        }
-        catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        });
     }
 
     @Override
     public List<EntryName> listNames(Path directory)
             throws IOException
     {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE);
+        return call((arena, state) -> {
             int fd = openat(state, AT_FDCWD, arena.allocateFrom(directory.toString()), O_RDONLY | arch.oDirectory | O_CLOEXEC);
             if (fd < 0) {
                 throw failure("open", directory, errno(state));
@@ -224,21 +216,14 @@ public final class NativeCalls
             finally {
                 int ignored = close(state, fd);
             }
-        }
-        catch (IOException | RuntimeException | Error e) {
-            throw e;
-        }
-        catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        });
     }
 
     @Override
     public Optional<Directory> openDirectory(Path base, Path relative)
             throws IOException
     {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE);
+        return call((arena, state) -> {
             int baseFd = openat(state, AT_FDCWD, arena.allocateFrom(base.toString()), O_RDONLY | arch.oDirectory | O_CLOEXEC);
             if (baseFd < 0) {
                 throw failure("open", base, errno(state));
@@ -258,13 +243,7 @@ public final class NativeCalls
             finally {
                 int ignored = close(state, baseFd);
             }
-        }
-        catch (IOException | RuntimeException | Error e) {
-            throw e;
-        }
-        catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
+        });
     }
 
     private int openBeneath(Arena arena, MemorySegment state, int dirFd, String path)
@@ -308,10 +287,9 @@ public final class NativeCalls
         private void rename(String from, String to, int flags)
                 throws IOException
         {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment state = arena.allocate(CAPTURE);
+            call((arena, state) -> {
                 if (renameat2(state, fd, arena.allocateFrom(from), fd, arena.allocateFrom(to), flags) == 0) {
-                    return;
+                    return null;
                 }
                 int error = errno(state);
                 if (error == EINVAL || error == EOPNOTSUPP || error == ENOSYS) {
@@ -322,13 +300,7 @@ public final class NativeCalls
                     throw new FileAlreadyExistsException(path.resolve(to).toString());
                 }
                 throw failure("renameat2", path.resolve(from), error);
-            }
-            catch (IOException | RuntimeException | Error e) {
-                throw e;
-            }
-            catch (Throwable e) {
-                throw new IllegalStateException(e);
-            }
+            });
         }
 
         @Override
@@ -348,41 +320,63 @@ public final class NativeCalls
 
     private void probe()
     {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CAPTURE);
-            int root = openat(state, AT_FDCWD, arena.allocateFrom("/"), O_RDONLY | arch.oDirectory | O_CLOEXEC);
-            if (root < 0) {
-                throw refused("open", errno(state));
-            }
-            try {
-                int fd = openBeneath(arena, state, root, ".");
-                if (fd < 0) {
-                    throw refused("openat2", errno(state));
+        try {
+            call((arena, state) -> {
+                int root = openat(state, AT_FDCWD, arena.allocateFrom("/"), O_RDONLY | arch.oDirectory | O_CLOEXEC);
+                if (root < 0) {
+                    throw refused("open", errno(state));
                 }
-                int ignored = close(state, fd);
-                MemorySegment stat = arena.allocate(STATX_SIZE, 8);
-                if (statx(state, root, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE_SIZE, stat) != 0) {
-                    throw refused("statx", errno(state));
+                try {
+                    int fd = openBeneath(arena, state, root, ".");
+                    if (fd < 0) {
+                        throw refused("openat2", errno(state));
+                    }
+                    int ignored = close(state, fd);
+                    MemorySegment stat = arena.allocate(STATX_SIZE, 8);
+                    if (statx(state, root, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE_SIZE, stat) != 0) {
+                        throw refused("statx", errno(state));
+                    }
+                    MemorySegment buffer = arena.allocate(4096, 8);
+                    if (getdents64(state, root, buffer, buffer.byteSize()) < 0) {
+                        throw refused("getdents64", errno(state));
+                    }
+                    // Both names missing: ENOENT where renameat2 exists, ENOSYS or EPERM where it is refused.
+                    String missing = ".cni-chain-probe-" + ProcessHandle.current().pid();
+                    if (renameat2(state, root, arena.allocateFrom(missing), root, arena.allocateFrom(missing + ".2"), RENAME_NOREPLACE) == 0
+                            || errno(state) != ENOENT) {
+                        throw refused("renameat2", errno(state));
+                    }
                 }
-                MemorySegment buffer = arena.allocate(4096, 8);
-                if (getdents64(state, root, buffer, buffer.byteSize()) < 0) {
-                    throw refused("getdents64", errno(state));
+                finally {
+                    int ignored = close(state, root);
                 }
-                // Both names missing: ENOENT where renameat2 exists, ENOSYS or EPERM where it is refused.
-                String missing = ".cni-chain-probe-" + ProcessHandle.current().pid();
-                if (renameat2(state, root, arena.allocateFrom(missing), root, arena.allocateFrom(missing + ".2"), RENAME_NOREPLACE) == 0
-                        || errno(state) != ENOENT) {
-                    throw refused("renameat2", errno(state));
-                }
-            }
-            finally {
-                int ignored = close(state, root);
-            }
+                return null;
+            });
         }
-        catch (RuntimeException | Error e) {
+        catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** One use of the calls: an arena for its memory and a segment for errno, both freed when it ends. */
+    @FunctionalInterface
+    private interface Call<T>
+    {
+        T run(Arena arena, MemorySegment state)
+                throws Throwable;
+    }
+
+    private static <T> T call(Call<T> body)
+            throws IOException
+    {
+        try (Arena arena = Arena.ofConfined()) {
+            return body.run(arena, arena.allocate(CAPTURE));
+        }
+        catch (IOException | RuntimeException | Error e) {
             throw e;
         }
         catch (Throwable e) {
+            // The downcall handles declare Throwable; a checked exception other than an IOException is a bug.
             throw new IllegalStateException(e);
         }
     }
