@@ -141,6 +141,10 @@ public final class AtomicFileWriter
                 if (owner.isPresent() || group.isPresent()) {
                     setOwner(view, owner, group);
                 }
+                if (existing.isPresent() && !mode.exact()) {
+                    // After the owner: a change of owner clears the set-id bits.
+                    carryOver(absolute, temp, reportedPath);
+                }
                 beforeRename.run(temp, absolute);
                 if (expected.isPresent()) {
                     checkUnchanged(directory, name, reportedPath, expected.get());
@@ -292,6 +296,40 @@ public final class AtomicFileWriter
         }
         if (!Arrays.equals(current, expected)) {
             throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "changed while we patched it; not written, the change will be handled next");
+        }
+    }
+
+    /**
+     * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits,
+     * and the user's extended attributes ({@code user.*}). Security labels are the file system's to give the new file.
+     */
+    private static void carryOver(Path target, Path temp, Path reportedPath)
+            throws IOException
+    {
+        int mode = (Integer) Files.getAttribute(target, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if ((mode & 07000) != 0) {
+            Files.setAttribute(temp, "unix:mode", mode & 07777);
+        }
+        java.nio.file.attribute.UserDefinedFileAttributeView from = Files.getFileAttributeView(target,
+                java.nio.file.attribute.UserDefinedFileAttributeView.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        java.nio.file.attribute.UserDefinedFileAttributeView to = Files.getFileAttributeView(temp,
+                java.nio.file.attribute.UserDefinedFileAttributeView.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (from == null || to == null) {
+            return;
+        }
+        List<String> names;
+        try {
+            names = from.list();
+        }
+        catch (IOException | UnsupportedOperationException e) {
+            // A file system without user attributes: there are none to keep.
+            return;
+        }
+        for (String name : names) {
+            ByteBuffer value = ByteBuffer.allocate(from.size(name));
+            from.read(name, value);
+            value.flip();
+            to.write(name, value);
         }
     }
 

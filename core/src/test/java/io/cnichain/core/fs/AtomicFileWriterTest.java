@@ -50,6 +50,28 @@ class AtomicFileWriterTest
     }
 
     @Test
+    void setIdBitsAndUserAttributesAreKept()
+            throws IOException
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        Files.setAttribute(file, "unix:mode", 06440);
+        java.nio.file.attribute.UserDefinedFileAttributeView attributes = Files.getFileAttributeView(file,
+                java.nio.file.attribute.UserDefinedFileAttributeView.class);
+        attributes.write("cni.origin", java.nio.ByteBuffer.wrap(bytes("primary")));
+
+        new AtomicFileWriter().write(file, file, bytes("new"), DEFAULT, Optional.empty());
+
+        assertThat(file).hasContent("new");
+        assertThat((Integer) Files.getAttribute(file, "unix:mode") & 07777).as("mode %o", Files.getAttribute(file, "unix:mode")).isEqualTo(06440);
+        java.nio.file.attribute.UserDefinedFileAttributeView after = Files.getFileAttributeView(file,
+                java.nio.file.attribute.UserDefinedFileAttributeView.class);
+        assertThat(after.list()).containsExactly("cni.origin");
+        java.nio.ByteBuffer value = java.nio.ByteBuffer.allocate(after.size("cni.origin"));
+        after.read("cni.origin", value);
+        assertThat(new String(value.array(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("primary");
+    }
+
+    @Test
     void newFileGetsTheRequestedModeAndExactModeReplacesAnExistingOne()
             throws IOException
     {
