@@ -67,7 +67,7 @@ public final class Engine
         this.selector = new AdapterSelector(registry, config.adapters());
         this.layout = config.layout();
         HostPaths host = config.host();
-        BinaryInstaller binaries = new BinaryInstaller(host, config.paths().sourceBinDir(), config.paths().binDir(), writer);
+        BinaryInstaller binaries = new BinaryInstaller(host, config.paths().sourceBinDir(), config.paths().binDir(), writer, config.plugin().type());
         KubeconfigWriter kubeconfig = new KubeconfigWriter(host, config.kubeconfig(), config.apiServer(), config.kubeconfigHostPath(), writer);
         ConfigFileUpdater updater = new ConfigFileUpdater(host, new BoundedFileReader(config.paths().maxConfigBytes()), writer);
         this.installer = new Installer(config, writer, binaries, kubeconfig, updater);

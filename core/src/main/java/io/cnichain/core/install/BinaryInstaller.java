@@ -48,6 +48,9 @@ public final class BinaryInstaller
     private final Path binDir;
     private final AtomicFileWriter writer;
     private final List<String> leftBehind = new ArrayList<>();
+    private final String ownBinary;
+    /** Host binaries of a source's name that install left alone, said once. */
+    private final Set<String> notOurs = new HashSet<>();
 
     /**
      * @param host      the host mount
@@ -57,6 +60,17 @@ public final class BinaryInstaller
      */
     public BinaryInstaller(HostPaths host, Path sourceDir, Path binDir, AtomicFileWriter writer)
     {
+        this(host, sourceDir, binDir, writer, "linkerd-cni");
+    }
+
+    /**
+     * @param ownBinary the plugin's own binary (the entry's {@code type}): replaced even where install did not put it,
+     *                  as when cni-chain takes over from Linkerd's installer; any other host binary of a source's name
+     *                  is the host's, and stays
+     */
+    public BinaryInstaller(HostPaths host, Path sourceDir, Path binDir, AtomicFileWriter writer, String ownBinary)
+    {
+        this.ownBinary = requireNonNull(ownBinary, "ownBinary is null");
         this.host = requireNonNull(host, "host is null");
         this.sourceDir = requireNonNull(sourceDir, "sourceDir is null");
         this.binDir = requireNonNull(binDir, "binDir is null");
@@ -82,10 +96,21 @@ public final class BinaryInstaller
         }
         writer.removeStaleTemps(target);
         List<Path> written = new ArrayList<>();
+        Set<String> recorded = recordedNames(target);
+        Set<String> skipped = new HashSet<>();
         for (Path source : sources()) {
             Path name = source.getFileName();
             Path destination = target.resolve(name);
             try {
+                if (Files.exists(destination, LinkOption.NOFOLLOW_LINKS) && !recorded.contains(name.toString()) && !name.toString().equals(ownBinary)) {
+                    // The host's own (a bridge the image also carries): neither replaced nor, later, removed.
+                    skipped.add(name.toString());
+                    if (notOurs.add(name.toString())) {
+                        log.warn("{} is the host's, not installed by cni-chain: left as it is (the image's {} is not copied over it)",
+                                binDir.resolve(name), name);
+                    }
+                    continue;
+                }
                 byte[] bytes = Files.readAllBytes(source);
                 Set<PosixFilePermission> mode = installedMode(source);
                 if (Files.isRegularFile(destination) && Arrays.equals(bytes, Files.readAllBytes(destination))
@@ -102,15 +127,39 @@ public final class BinaryInstaller
         if (!written.isEmpty()) {
             log.info("Wrote {} CNI binaries to {}", shortName, binDir);
         }
-        writeRecord(target);
+        writeRecord(target, skipped);
         return written;
     }
 
-    /** The record of what the source holds, written (atomically) only when it changes. */
-    private void writeRecord(Path target)
+    /** @return the names the record of an earlier install holds */
+    private static Set<String> recordedNames(Path target)
+    {
+        Set<String> names = new HashSet<>();
+        Path record = target.resolve(RECORD);
+        try {
+            if (Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)) {
+                for (String line : Files.readAllLines(record, StandardCharsets.UTF_8)) {
+                    String[] fields = line.split("  ", 2);
+                    if (!line.startsWith("#") && fields.length == 2) {
+                        names.add(fields[1]);
+                    }
+                }
+            }
+        }
+        catch (IOException e) {
+            // Unreadable: nothing counts as ours but the plugin's own binary.
+        }
+        return names;
+    }
+
+    /** The record of what the source holds (but the host's own), written (atomically) only when it changes. */
+    private void writeRecord(Path target, Set<String> skipped)
     {
         StringBuilder record = new StringBuilder(RECORD_HEADER);
         for (Path source : sources()) {
+            if (skipped.contains(source.getFileName().toString())) {
+                continue;
+            }
             try {
                 record.append(sha256(Files.readAllBytes(source))).append("  ").append(source.getFileName()).append('\n');
             }
@@ -174,9 +223,14 @@ public final class BinaryInstaller
         Path target = host.toContainer(binDir);
         List<Path> removed = new ArrayList<>();
         Set<String> handled = new HashSet<>();
+        Set<String> recorded = recordedNames(target);
         for (Path source : sources()) {
             Path destination = target.resolve(source.getFileName());
             handled.add(source.getFileName().toString());
+            if (!recorded.contains(source.getFileName().toString()) && !source.getFileName().toString().equals(ownBinary)) {
+                // Never installed here: if such a file exists, it is the host's, whatever its bytes.
+                continue;
+            }
             try {
                 if (Files.isRegularFile(destination) && Arrays.equals(Files.readAllBytes(source), Files.readAllBytes(destination))) {
                     writer.delete(destination, binDir.resolve(source.getFileName()));

@@ -2,6 +2,7 @@ package io.cnichain.core.install;
 
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.host.HostPaths;
+import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,6 +72,27 @@ class BinaryInstallerTest
         assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
         assertThat(node.binDir().resolve("helper")).hasContent("someone else's now");
         assertThat(node.binDir().resolve("bridge")).exists();
+    }
+
+    @Test
+    void aHostBinaryOfTheSameNameIsNeitherReplacedNorRemoved()
+            throws IOException
+    {
+        // The image carries a bridge too; the host's stays the host's (before, install replaced it and uninstall deleted it).
+        Files.writeString(node.imageBinDir().resolve("bridge"), "the image's bridge");
+        Path hosts = node.binDir().resolve("bridge");
+        Files.writeString(hosts, "the host's bridge");
+        CapturedLog.clear();
+
+        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(hosts).hasContent("the host's bridge");
+        assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().doesNotContain("bridge").contains("linkerd-cni");
+        assertThat(CapturedLog.lines()).anyMatch(line -> line.contains("/opt/cni/bin/bridge is the host's, not installed by cni-chain: left as it is"));
+
+        // Even with the same bytes as the image's, it is not ours to remove.
+        Files.writeString(hosts, "the image's bridge");
+        assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(hosts).hasContent("the image's bridge");
     }
 
     /** On a host the image's directory is gone: the record install kept tells uninstall which binaries are ours. */
