@@ -197,11 +197,18 @@ public final class ConfigLoader
             LOG.info("The conf dir {} is reached through a link: working in {}, where its files are", configured, confDir);
             defaultRoots.add(confDir.getParent() == null ? confDir : confDir.getParent());
         }
+        // A bin dir that is a link likewise: resolved under the host root, never followed by the kernel from the agent's
+        // own root (where an absolute link would lead into the container, or the machine running it).
+        Path configuredBin = values.value(Settings.BIN_DIR);
+        Path binDir = new HostPaths(values.value(Settings.HOST_ROOT)).withoutLinks(configuredBin).orElse(configuredBin);
+        if (!binDir.equals(configuredBin)) {
+            LOG.info("The bin dir {} is reached through a link: installing into {}", configuredBin, binDir);
+        }
         // The conf dir's parent tree by default: it holds the conf dir and the platforms' real files beside it.
         List<Path> allowedRoots = values.optional(Settings.ALLOWED_ROOTS).orElse(List.copyOf(defaultRoots));
         AdapterChoice choice = values.value(Settings.ADAPTER);
         return new AgentConfig(file,
-                new NodePaths(values.value(Settings.HOST_ROOT), confDir, values.value(Settings.BIN_DIR), values.value(Settings.SOURCE_BIN_DIR),
+                new NodePaths(values.value(Settings.HOST_ROOT), confDir, binDir, values.value(Settings.SOURCE_BIN_DIR),
                         allowedRoots, values.value(Settings.MAX_CONFIG_BYTES), configured),
                 new AdapterConfig(choice, values.value(Settings.PLUGINS_DIR), values.value(Settings.ADAPTER_SETTINGS),
                         values.value(Settings.ADAPTER_OVERRIDES)),
