@@ -166,20 +166,20 @@ abstract class WriteDirectory
         void renameNoReplace(String from, String to)
                 throws IOException
         {
-            if (held.isEmpty()) {
-                throw new UnsupportedOperationException("no renameat2 here");
-            }
-            held.get().renameNoReplace(from, to);
+            held().renameNoReplace(from, to);
         }
 
         @Override
         void exchange(String a, String b)
                 throws IOException
         {
-            if (held.isEmpty()) {
-                throw new UnsupportedOperationException("no renameat2 here");
-            }
-            held.get().exchange(a, b);
+            held().exchange(a, b);
+        }
+
+        /** @throws UnsupportedOperationException where only the Java fallback holds the directory */
+        private FileSystemCalls.Directory held()
+        {
+            return held.orElseThrow(() -> new UnsupportedOperationException("no renameat2 here"));
         }
 
         @Override

@@ -22,7 +22,9 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -131,25 +133,38 @@ public final class BinaryInstaller
         return written;
     }
 
-    /** @return the names the record of an earlier install holds */
-    private static Set<String> recordedNames(Path target)
+    /**
+     * @return the record of an earlier install: each binary's name and the SHA-256 of the bytes it copied, lines that
+     *         are not well formed (or name anything but a plain file of the bin dir) left out
+     * @throws IOException when it exists but cannot be read
+     */
+    private static Map<String, String> readRecord(Path target)
+            throws IOException
     {
-        Set<String> names = new HashSet<>();
+        Map<String, String> entries = new LinkedHashMap<>();
         Path record = target.resolve(RECORD);
-        try {
-            if (Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)) {
-                for (String line : Files.readAllLines(record, StandardCharsets.UTF_8)) {
-                    String[] fields = line.split("  ", 2);
-                    if (!line.startsWith("#") && fields.length == 2) {
-                        names.add(fields[1]);
-                    }
-                }
+        if (!Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)) {
+            return entries;
+        }
+        for (String line : Files.readAllLines(record, StandardCharsets.UTF_8)) {
+            String[] fields = line.split("  ", 2);
+            if (!line.startsWith("#") && fields.length == 2 && fields[0].matches("[0-9a-f]{64}") && !fields[1].isEmpty() && !fields[1].contains("/")
+                    && !fields[1].startsWith(".")) {
+                entries.putIfAbsent(fields[1], fields[0]);
             }
         }
-        catch (IOException e) {
-            // Unreadable: nothing counts as ours but the plugin's own binary.
+        return entries;
+    }
+
+    /** @return the names the record of an earlier install holds; none when it cannot be read (then only the plugin's own is ours) */
+    private static Set<String> recordedNames(Path target)
+    {
+        try {
+            return readRecord(target).keySet();
         }
-        return names;
+        catch (IOException e) {
+            return Set.of();
+        }
     }
 
     /** The record of what the source holds (but the host's own), written (atomically) only when it changes. */
@@ -246,22 +261,18 @@ public final class BinaryInstaller
             return removed;
         }
         try {
-            for (String line : Files.readAllLines(record, StandardCharsets.UTF_8)) {
-                String[] fields = line.split("  ", 2);
-                if (line.startsWith("#") || fields.length != 2 || !fields[0].matches("[0-9a-f]{64}") || fields[1].isEmpty() || fields[1].contains("/")
-                        || fields[1].startsWith(".") || !handled.add(fields[1])) {
+            for (Map.Entry<String, String> entry : readRecord(target).entrySet()) {
+                String name = entry.getKey();
+                Path destination = target.resolve(name);
+                if (!handled.add(name) || !Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                Path destination = target.resolve(fields[1]);
-                if (!Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
-                    continue;
-                }
-                if (sha256(Files.readAllBytes(destination)).equals(fields[0])) {
-                    writer.delete(destination, binDir.resolve(fields[1]));
-                    removed.add(binDir.resolve(fields[1]));
+                if (sha256(Files.readAllBytes(destination)).equals(entry.getValue())) {
+                    writer.delete(destination, binDir.resolve(name));
+                    removed.add(binDir.resolve(name));
                 }
                 else {
-                    leftBehind.add(binDir.resolve(fields[1]) + ": left in place: its bytes changed since install copied it (" + binDir.resolve(RECORD)
+                    leftBehind.add(binDir.resolve(name) + ": left in place: its bytes changed since install copied it (" + binDir.resolve(RECORD)
                             + " has its SHA-256), so it is someone else's now");
                 }
             }
