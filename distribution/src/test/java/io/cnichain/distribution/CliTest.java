@@ -3,6 +3,7 @@ package io.cnichain.distribution;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
@@ -215,7 +216,7 @@ class CliTest
         assertThat(node.read("10-calico.conflist")).isEqualTo(before);
         assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
 
-        Path yaml = Files.writeString(node.root().resolve("no-kubeconfig.yaml"), "kubeconfig:\n  enabled: false\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config-no-kubeconfig"), "no-kubeconfig.yaml", "kubeconfig:\n  enabled: false\n");
         Cli.Result install = Cli.run(node, "install", "--config", yaml.toString());
         assertThat(install.code()).as(install.toString()).isZero();
         assertThat(plugins(node.read("10-calico.conflist"))).endsWith("linkerd-cni");
@@ -257,7 +258,7 @@ class CliTest
     void badConfigurationExitsTwoNamingTheKeyAndFile()
             throws IOException
     {
-        Path yaml = Files.writeString(node.root().resolve("bad.yaml"), "confDir: /etc/cni/net.d\nbinDirectory: /opt/cni/bin\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config-bad"), "bad.yaml", "confDir: /etc/cni/net.d\nbinDirectory: /opt/cni/bin\n");
         Cli.Result result = Cli.run(node, "install", "--config", yaml.toString());
         assertThat(result.code()).isEqualTo(2);
         assertThat(result.err()).contains("error: " + yaml + ": unknown key 'binDirectory'");
@@ -267,7 +268,7 @@ class CliTest
         assertThat(unknownAdapter.err()).contains("no adapter named 'nosuch' is installed (installed: calico, cilium, generic-symlink, oci-vcn-native)");
 
         Cli.Result settings = Cli.run(node, "detect", "--config",
-                Files.writeString(node.root().resolve("settings.yaml"), "adapters:\n  generic-symlink: { confFile: x }\n").toString());
+                KubeletVolume.configMapFile(node.root().resolve("config-settings"), "settings.yaml", "adapters:\n  generic-symlink: { confFile: x }\n").toString());
         assertThat(settings.code()).isEqualTo(2);
         assertThat(settings.err()).contains("key 'adapters.generic-symlink.confFile': adapter generic-symlink has no setting 'confFile' (it takes no settings)");
 

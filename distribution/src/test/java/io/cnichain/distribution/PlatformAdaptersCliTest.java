@@ -2,6 +2,7 @@ package io.cnichain.distribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,7 +77,7 @@ class PlatformAdaptersCliTest
     {
         node.write("05-cilium.conflist-current", TestNode.CILIUM);
         node.write("06-cilium.conflist-current", TestNode.CILIUM);
-        Path yaml = Files.writeString(node.root().resolve("pinned.yaml"), "adapter: cilium\nadapters:\n  cilium:\n    confFile: 06-cilium.conflist-current\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config-pinned"), "pinned.yaml", "adapter: cilium\nadapters:\n  cilium:\n    confFile: 06-cilium.conflist-current\n");
         Cli.Result install = Cli.run(node, "install", "--config", yaml.toString());
         assertThat(install.code()).as(install.toString()).isZero();
         assertThat(install.err()).contains("Using adapter cilium (pinned by configuration)")
@@ -106,12 +107,12 @@ class PlatformAdaptersCliTest
     void unknownSettingsAreErrorsNamingTheAdapterAndTheKey()
             throws IOException
     {
-        Path typo = Files.writeString(node.root().resolve("typo.yaml"), "adapters:\n  cilium: { conffile: 05-cilium.conflist }\n");
+        Path typo = KubeletVolume.configMapFile(node.root().resolve("config-typo"), "typo.yaml", "adapters:\n  cilium: { conffile: 05-cilium.conflist }\n");
         Cli.Result result = Cli.run(node, "install", "--config", typo.toString());
         assertThat(result.code()).isEqualTo(2);
         assertThat(result.err()).contains("error: " + typo + ": key 'adapters.cilium.conffile': adapter cilium has no setting 'conffile' (its settings: confFile)");
 
-        Path none = Files.writeString(node.root().resolve("none.yaml"), "adapters:\n  oci-vcn-native: { confFile: 10-oci.conflist }\n");
+        Path none = KubeletVolume.configMapFile(node.root().resolve("config-none"), "none.yaml", "adapters:\n  oci-vcn-native: { confFile: 10-oci.conflist }\n");
         Cli.Result noSettings = Cli.run(node, "detect", "--config", none.toString());
         assertThat(noSettings.code()).isEqualTo(2);
         assertThat(noSettings.err()).contains("key 'adapters.oci-vcn-native.confFile': adapter oci-vcn-native has no setting 'confFile' (it takes no settings)");
@@ -123,7 +124,7 @@ class PlatformAdaptersCliTest
     {
         node.write("05-cilium.conflist", TestNode.CILIUM);
         String before = node.read("05-cilium.conflist");
-        Path yaml = Files.writeString(node.root().resolve("bad-value.yaml"), "adapters:\n  cilium: { confFile: ../05-cilium.conflist }\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config-bad-value"), "bad-value.yaml", "adapters:\n  cilium: { confFile: ../05-cilium.conflist }\n");
 
         // A bad configuration: exit 2 before anything is done, as for any other bad value.
         Cli.Result detect = Cli.run(node, "detect", "--config", yaml.toString());

@@ -2,6 +2,7 @@ package io.cnichain.distribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.PluginJarBuilder;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,7 +101,7 @@ class PluginLauncherTest
     {
         awsNode();
         Path jar = dropExample();
-        Path yaml = Files.writeString(temp.resolve("cni-chain.yaml"), "adapter: aws-vpc-cni\npluginsDir: " + plugins + "\n");
+        Path yaml = KubeletVolume.configMapFile(temp.resolve("config"), "cni-chain.yaml", "adapter: aws-vpc-cni\npluginsDir: " + plugins + "\n");
 
         Run adapters = run("adapters", "--config", yaml.toString());
         assertThat(adapters.code()).as(adapters.toString()).isZero();
@@ -227,7 +228,7 @@ class PluginLauncherTest
                 + "and by plugin my-generic \\(" + jar + "\\); say which wins in the YAML configuration: "
                 + "adapterOverrides: \\{ generic-symlink: built-in \\} or \\{ generic-symlink: my-generic \\}");
 
-        Path yaml = Files.writeString(temp.resolve("cni-chain.yaml"), "pluginsDir: " + plugins + "\nadapterOverrides: { generic-symlink: my-generic }\n");
+        Path yaml = KubeletVolume.configMapFile(temp.resolve("config"), "cni-chain.yaml", "pluginsDir: " + plugins + "\nadapterOverrides: { generic-symlink: my-generic }\n");
         Run settled = run("adapters", "--config", yaml.toString());
         assertThat(settled.code()).as(settled.toString()).isZero();
         assertThat(settled.out()).containsPattern("generic-symlink\\s+1\\.0\\.0\\s+plugin jar " + jar + "\\s+enabled\\s+my own generic");

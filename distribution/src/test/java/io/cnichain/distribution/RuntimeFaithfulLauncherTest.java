@@ -1,5 +1,6 @@
 package io.cnichain.distribution;
 
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -159,7 +160,7 @@ class RuntimeFaithfulLauncherTest
             throws IOException
     {
         node.write("10-calico.conflist", TestNode.CALICO);
-        Files.writeString(node.serviceAccountDir().resolve("token"), "not a token\n");
+        node.serviceAccount().update("token", "not a token\n");
         RealLauncher.Run install = RealLauncher.run(node, "install");
         assertThat(install.code()).as(install.toString()).isEqualTo(1);
         assertThat(install.out()).contains("the service-account token holds characters a token never has");
@@ -189,7 +190,7 @@ class RuntimeFaithfulLauncherTest
         assertThat(adapter.code()).isEqualTo(2);
         assertThat(adapter.out()).contains("--adapter: no adapter named 'nosuch' is installed");
 
-        Path yaml = Files.writeString(node.root().resolve("bad.yaml"), "adapters:\n  cilium: { confFile: ../x }\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config"), "bad.yaml", "adapters:\n  cilium: { confFile: ../x }\n");
         RealLauncher.Run setting = RealLauncher.run(node, "install", "--config", yaml.toString());
         assertThat(setting.code()).as(setting.toString()).isEqualTo(2);
         assertThat(setting.out()).contains("adapters.cilium.confFile: '../x'");

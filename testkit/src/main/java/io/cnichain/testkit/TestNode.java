@@ -64,9 +64,8 @@ public final class TestNode
             Files.createDirectories(node.binDir());
             Path image = Files.createDirectories(root.resolve("image/opt/cni/bin"));
             node.executable(image.resolve("linkerd-cni"), "#!/bin/sh\ncat\n");
-            Path serviceAccount = Files.createDirectories(root.resolve("serviceaccount"));
-            Files.writeString(serviceAccount.resolve("token"), "token-one\n");
-            Files.writeString(serviceAccount.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+            KubeletVolume.serviceAccount(root.resolve("serviceaccount"), "token-one\n", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+                    "cni-chain");
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -110,9 +109,16 @@ public final class TestNode
         return image(root);
     }
 
+    /** The projected service-account volume (token, ca.crt, namespace), laid out as the kubelet does: {@link KubeletVolume}. */
     public Path serviceAccountDir()
     {
         return root.resolve("serviceaccount");
+    }
+
+    /** @return the service-account volume, to rotate the token as the kubelet does */
+    public KubeletVolume serviceAccount()
+    {
+        return KubeletVolume.at(serviceAccountDir());
     }
 
     /** A host path as the agent sees it. */

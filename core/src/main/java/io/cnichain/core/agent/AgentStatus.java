@@ -45,7 +45,7 @@ final class AgentStatus
 
     List<String> details()
     {
-        return details.stream().map(Supplier::get).toList();
+        return details.stream().map(Supplier::get).filter(detail -> !detail.isEmpty()).toList();
     }
 
     List<String> notReady()

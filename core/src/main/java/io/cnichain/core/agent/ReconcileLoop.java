@@ -44,6 +44,7 @@ final class ReconcileLoop
     private final AgentMetrics metrics;
     private final PeriodicCheck check;
     private final long checkEveryNanos;
+    private final Optional<ConfigFileNotice> configNotice;
     private long nextCheckNanos = Long.MAX_VALUE;
     /** Watches that failed (the inotify limit) are tried again, and everything rescanned, at this time; doubling to 30 s. */
     private long nextWatchRetryNanos = Long.MAX_VALUE;
@@ -73,6 +74,11 @@ final class ReconcileLoop
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
         this.check = new PeriodicCheck(engine.host(), engine.config().paths(), engine.config().plugin().type(), scanner, intake, metrics);
         this.checkEveryNanos = engine.config().run().periodicCheck().toNanos();
+        this.configNotice = ConfigFileNotice.of(engine.config());
+        configNotice.ifPresent(notice -> {
+            status.addDetail(notice::describe);
+            metrics.addGauge(ConfigFileNotice.METRIC_NAME, ConfigFileNotice.METRIC_HELP, notice::changedGauge);
+        });
     }
 
     /**
@@ -83,7 +89,7 @@ final class ReconcileLoop
         status.loopRunning(true);
         try {
             // Armed before the first scan: anything written from now on produces an event we will see.
-            intake.watch(plan.directories());
+            intake.watch(watched());
             if (intake.unwatchable().isEmpty()) {
                 log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
                         engine.config().paths().binDir());
@@ -102,9 +108,14 @@ final class ReconcileLoop
                     scanner.changedEverything();
                     rescanOwed = false;
                 }
+                boolean configDirChanged = false;
                 for (DirectoryEvent event : batch.events()) {
                     noteChange(event);
                     plan.classify(event, request);
+                    configDirChanged |= configNotice.isPresent() && event.directory().equals(configNotice.get().directory());
+                }
+                if (configDirChanged) {
+                    configNotice.get().check();
                 }
                 long now = System.nanoTime();
                 for (Timers.Timer timer : timers.takeDue(now)) {
@@ -131,6 +142,14 @@ final class ReconcileLoop
         finally {
             status.loopRunning(false);
         }
+    }
+
+    /** @return the plan's directories, and the one holding the agent's own configuration file */
+    private Set<Path> watched()
+    {
+        Set<Path> directories = new java.util.LinkedHashSet<>(plan.directories());
+        configNotice.ifPresent(notice -> directories.add(notice.directory()));
+        return directories;
     }
 
     /** @return when the loop must wake up without an event: the next timer, the periodic check, or a watch to try again */
@@ -243,7 +262,7 @@ final class ReconcileLoop
             }
             if (report.selection().isPresent()) {
                 plan = planner.plan(report.selection().get(), report.snapshot());
-                Set<Path> armed = intake.watch(plan.directories());
+                Set<Path> armed = intake.watch(watched());
                 scheduleWatchRetry(System.nanoTime());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);

@@ -21,6 +21,7 @@ import static java.util.Objects.requireNonNull;
  * @param run        the long-running agent's options
  * @param nodeTaint  the start-up taint the agent removes from its node once ready
  * @param log        logging
+ * @param configDigest the SHA-256 of the YAML file's bytes as read ({@link ConfigDigest}), if a file was read
  */
 public record AgentConfig(
         Optional<Path> configFile,
@@ -31,7 +32,8 @@ public record AgentConfig(
         ApiServerSettings apiServer,
         RunSettings run,
         NodeTaintSettings nodeTaint,
-        LogSettings log)
+        LogSettings log,
+        Optional<String> configDigest)
 {
     public AgentConfig
     {
@@ -44,6 +46,7 @@ public record AgentConfig(
         requireNonNull(run, "run is null");
         requireNonNull(nodeTaint, "nodeTaint is null");
         requireNonNull(log, "log is null");
+        requireNonNull(configDigest, "configDigest is null");
     }
 
     /**
@@ -52,7 +55,7 @@ public record AgentConfig(
      */
     public AgentConfig withRun(RunSettings run)
     {
-        return new AgentConfig(configFile, paths, adapters, plugin, kubeconfig, apiServer, run, nodeTaint, log);
+        return new AgentConfig(configFile, paths, adapters, plugin, kubeconfig, apiServer, run, nodeTaint, log, configDigest);
     }
 
     public HostPaths host()

@@ -53,14 +53,17 @@ public final class ConfigLoader
     public static AgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> flags)
     {
         SettingValues values = new SettingValues();
+        Optional<String> digest = Optional.empty();
         if (file.isPresent()) {
-            readYaml(YamlDocument.read(file.get()), values);
+            YamlDocument document = YamlDocument.read(file.get());
+            readYaml(document, values);
+            digest = Optional.of(document.digest());
         }
         readEnvironment(env, values);
         readFlags(flags, values);
         warnWhenTheTokenIsReadable(values);
         warnWhenTheTokenTravelsUnprotected(values);
-        return assemble(file, values);
+        return assemble(file, digest, values);
     }
 
     private static void readYaml(YamlDocument document, SettingValues values)
@@ -185,7 +188,7 @@ public final class ConfigLoader
         return Optional.empty();
     }
 
-    private static AgentConfig assemble(Optional<Path> file, SettingValues values)
+    private static AgentConfig assemble(Optional<Path> file, Optional<String> digest, SettingValues values)
     {
         Path configured = values.value(Settings.CONF_DIR);
         // A conf dir that is a link (k3s-style custom paths) is the operator's choice: work where its files really are
@@ -222,6 +225,7 @@ public final class ConfigLoader
                         values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values), values.value(Settings.HEALTH_ADDRESS),
                         Optional.of(values.value(Settings.METRICS_ADDRESS)).filter(address -> !address.isEmpty())),
                 nodeTaint(values),
-                new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)));
+                new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)),
+                digest);
     }
 }

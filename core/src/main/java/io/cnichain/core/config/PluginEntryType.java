@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
-import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.json.CniJson;
 
 import java.nio.charset.StandardCharsets;
@@ -56,7 +56,7 @@ record PluginEntryType() implements SettingType<PluginEntry>
             Path path = Path.of(file.get());
             byte[] bytes;
             try {
-                bytes = new BoundedFileReader(YamlDocument.MAX_BYTES).read(path, path);
+                bytes = PodVolumeFiles.read(path, YamlDocument.MAX_BYTES);
             }
             catch (CniChainException e) {
                 throw new CniChainException(ErrorCode.BAD_CONFIG, path, "(" + FILE_VARIABLE + ") " + e.reason());

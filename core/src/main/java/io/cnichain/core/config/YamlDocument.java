@@ -2,7 +2,7 @@ package io.cnichain.core.config;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
-import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.PodVolumeFiles;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -28,10 +28,18 @@ final class YamlDocument
     static final long MAX_BYTES = 1024 * 1024;
 
     private final YamlValue root;
+    private final String digest;
 
-    private YamlDocument(YamlValue root)
+    private YamlDocument(YamlValue root, String digest)
     {
         this.root = root;
+        this.digest = digest;
+    }
+
+    /** @return the SHA-256 of the bytes read */
+    String digest()
+    {
+        return digest;
     }
 
     /**
@@ -43,7 +51,7 @@ final class YamlDocument
     {
         byte[] bytes;
         try {
-            bytes = new BoundedFileReader(MAX_BYTES).read(file, file);
+            bytes = PodVolumeFiles.read(file, MAX_BYTES);
         }
         catch (CniChainException e) {
             throw new CniChainException(ErrorCode.BAD_CONFIG, file, e.reason());
@@ -68,13 +76,13 @@ final class YamlDocument
                     + (message.contains("line ") ? " (" + lineOf(message) + ")" : ""));
         }
         if (loaded == null) {
-            return new YamlDocument(new YamlValue(file, "", Map.of()));
+            return new YamlDocument(new YamlValue(file, "", Map.of()), ConfigDigest.of(bytes));
         }
         if (!(loaded instanceof Map<?, ?>)) {
             throw new CniChainException(ErrorCode.BAD_CONFIG, file, "must be a YAML mapping of settings, not a " + ConfigErrors.kind(loaded));
         }
         rejectCycles(file, loaded, "", java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
-        return new YamlDocument(new YamlValue(file, "", loaded));
+        return new YamlDocument(new YamlValue(file, "", loaded), ConfigDigest.of(bytes));
     }
 
     /**

@@ -5,6 +5,7 @@ import io.cnichain.core.ErrorCode;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.KubeconfigSettings;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,6 +28,8 @@ import static java.util.Objects.requireNonNull;
 public final class KubeconfigWriter
 {
     private static final Logger log = LoggerFactory.getLogger(KubeconfigWriter.class);
+    /** A token or a CA bundle is a few kilobytes. */
+    private static final long MAX_POD_FILE_BYTES = 1024 * 1024;
 
     private final HostPaths host;
     private final KubeconfigSettings settings;
@@ -138,16 +141,14 @@ public final class KubeconfigWriter
         return true;
     }
 
+    /** A file of a pod volume (the token, the CA), as {@link PodVolumeFiles} reads it. */
     private static String readText(Path file, String what)
     {
         try {
-            return Files.readString(file, StandardCharsets.UTF_8);
+            return new String(PodVolumeFiles.read(file, MAX_POD_FILE_BYTES), StandardCharsets.UTF_8);
         }
-        catch (NoSuchFileException e) {
-            throw new CniChainException(ErrorCode.KUBECONFIG, file, what + " does not exist");
-        }
-        catch (IOException e) {
-            throw new CniChainException(ErrorCode.KUBECONFIG, file, what + " cannot be read: " + e.getMessage(), e);
+        catch (CniChainException e) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, file, what + " " + e.reason(), e);
         }
     }
 }

@@ -1,12 +1,13 @@
 package io.cnichain.core.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.install.KubeconfigRenderer;
 import io.cnichain.core.json.CniJson;
 
 import javax.net.ssl.SSLException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,8 +16,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.Security;
 import java.time.Duration;
@@ -194,22 +193,18 @@ public final class KubeApiClient
         return token;
     }
 
-    /** Reads a small file, following links (the kubelet's {@code ..data} swap); at most {@value #MAX_FILE_BYTES} bytes. */
+    /**
+     * Reads a small file of a pod volume: following its links inside the volume (the kubelet's {@code ..data} swap),
+     * at most {@value #MAX_FILE_BYTES} bytes, never waiting on a FIFO.
+     */
     private static byte[] readSmall(Path file, String kind, String what)
             throws ApiCallException
     {
-        try (InputStream in = Files.newInputStream(file)) {
-            byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
-            if (bytes.length > MAX_FILE_BYTES) {
-                throw new ApiCallException(kind, file + ": " + what + " is larger than " + MAX_FILE_BYTES + " bytes; no request sent");
-            }
-            return bytes;
+        try {
+            return PodVolumeFiles.read(file, MAX_FILE_BYTES);
         }
-        catch (NoSuchFileException e) {
-            throw new ApiCallException(kind, file + ": " + what + " does not exist; no request sent");
-        }
-        catch (IOException e) {
-            throw new ApiCallException(kind, file + ": " + what + " cannot be read (" + reason(e) + "); no request sent");
+        catch (CniChainException e) {
+            throw new ApiCallException(kind, file + ": " + what + " " + e.reason() + "; no request sent");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cnichain.core.agent;
 
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -10,7 +11,6 @@ import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -29,25 +29,15 @@ class LoopWatchTest
             throws Exception
     {
         // The kubelet's atomic writer: timestamped dir, ..data link to it, token -> ..data/token.
-        Path sa = node.serviceAccountDir();
-        Files.delete(sa.resolve("token"));
-        Files.delete(sa.resolve("ca.crt"));
-        Path first = Files.createDirectories(sa.resolve("..2026_11_29_10_00_00.1"));
-        Files.writeString(first.resolve("token"), "first-token");
-        Files.writeString(first.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
-        Files.createSymbolicLink(sa.resolve("..data"), first.getFileName());
-        Files.createSymbolicLink(sa.resolve("token"), Path.of("..data/token"));
-        Files.createSymbolicLink(sa.resolve("ca.crt"), Path.of("..data/ca.crt"));
+        KubeletVolume account = node.serviceAccount().update("token", "first-token");
+        Path firstPayload = account.dataDirectory();
         node.write("10-calico.conflist", TestNode.CALICO);
         Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
         try (RunningLoop loop = RunningLoop.start(node)) {
             assertThat(kubeconfig).content().contains("token: first-token");
 
-            Path second = Files.createDirectories(sa.resolve("..2026_11_29_11_00_00.2"));
-            Files.writeString(second.resolve("token"), "second-token");
-            Files.writeString(second.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
-            Files.createSymbolicLink(sa.resolve("..data_tmp"), second.getFileName());
-            Files.move(sa.resolve("..data_tmp"), sa.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            account.update("token", "second-token");
+            assertThat(firstPayload).as("the kubelet deletes the old payload").doesNotExist();
 
             loop.await(() -> RunningLoop.read(kubeconfig).contains("token: second-token"), () -> "the kubeconfig still holds " + RunningLoop.read(kubeconfig));
             loop.awaitLog("Detected change in service account files; recreating kubeconfig file");

@@ -10,6 +10,7 @@ import io.cnichain.core.engine.Engine;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.spi.ConfigEntry;
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TestNode;
 
 import java.io.IOException;
@@ -124,6 +125,12 @@ final class RunningLoop
         return start(node, node.config(), policy, adapter);
     }
 
+    /** {@link #start(TestNode, AgentPolicy, LoopTestAdapter)} with this configuration file (its path, as given to {@code --config}). */
+    static RunningLoop start(TestNode node, Path configFile)
+    {
+        return start(node, node.config(Optional.of(configFile)), FAST, new LoopTestAdapter());
+    }
+
     /** {@link #start(TestNode, AgentPolicy, LoopTestAdapter)} with this configuration file's settings (YAML). */
     static RunningLoop start(TestNode node, String yaml, AgentPolicy policy, LoopTestAdapter adapter)
     {
@@ -152,10 +159,11 @@ final class RunningLoop
         return startWithoutBarrier(node, node.config(Optional.of(yamlFile(node, yaml))), FAST, new LoopTestAdapter());
     }
 
+    /** The configuration file as a pod gets it: a ConfigMap volume the kubelet projected. */
     private static Path yamlFile(TestNode node, String yaml)
     {
         try {
-            return Files.writeString(Files.createTempFile(node.root(), "cni-chain-", ".yaml"), yaml);
+            return KubeletVolume.configMapFile(Files.createTempDirectory(node.root(), "config-"), "cni-chain.yaml", yaml);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);

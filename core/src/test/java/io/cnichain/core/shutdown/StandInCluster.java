@@ -6,12 +6,12 @@ import io.cnichain.core.config.PodIdentity;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.taint.FakeApiServer;
 import io.cnichain.core.taint.TestCertificates;
+import io.cnichain.testkit.KubeletVolume;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
 import java.util.Map;
 import java.util.Optional;
@@ -52,9 +52,8 @@ public final class StandInCluster
             throws IOException, InterruptedException, GeneralSecurityException
     {
         TestCertificates certificates = TestCertificates.shared();
-        Files.createDirectories(serviceAccountDir);
-        Files.copy(certificates.caPem(), serviceAccountDir.resolve("ca.crt"), StandardCopyOption.REPLACE_EXISTING);
-        Files.writeString(serviceAccountDir.resolve("token"), TOKEN + "\n");
+        // The projected volume as the kubelet writes it, with this cluster's token and CA.
+        KubeletVolume.serviceAccount(serviceAccountDir, TOKEN + "\n", Files.readString(certificates.caPem()), NAMESPACE);
         FakeApiServer server = FakeApiServer.start(certificates.server(), node(), TOKEN);
         server.put(POD_PATH, json("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"" + POD + "\",\"namespace\":\"" + NAMESPACE
                 + "\",\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"name\":\"" + DAEMON_SET + "\",\"uid\":\"" + UID

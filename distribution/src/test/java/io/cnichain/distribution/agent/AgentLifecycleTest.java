@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -176,7 +177,7 @@ class AgentLifecycleTest
     void badConfigurationExitsTwoBeforeWatchingAnything(TestNode node)
             throws Exception
     {
-        Path yaml = Files.writeString(node.root().resolve("bad.yaml"), "healthPort: -1\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config"), "bad.yaml", "healthPort: -1\n");
         ProcessBuilder builder = new ProcessBuilder(AgentProcess.HOME.resolve("bin/cni-chain").toString(), "run", "--config", yaml.toString())
                 .redirectErrorStream(true);
         Process process = builder.start();

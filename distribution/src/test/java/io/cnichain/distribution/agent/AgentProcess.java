@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TestNode;
 
 import java.io.IOException;
@@ -208,19 +209,7 @@ final class AgentProcess
 
     static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure)
     {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(failure.get());
-            }
-            try {
-                Thread.sleep(5);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        Await.until(timeout, condition, failure);
     }
 
     private static int freePort()

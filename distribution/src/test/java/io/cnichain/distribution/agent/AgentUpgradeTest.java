@@ -1,6 +1,7 @@
 package io.cnichain.distribution.agent;
 
 import io.cnichain.core.shutdown.StandInCluster;
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -131,8 +132,7 @@ class AgentUpgradeTest
         Path file = node.conf("10-calico.conflist");
         Path binary = node.binDir().resolve("linkerd-cni");
         Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
-        Path yaml = node.root().resolve("cni-chain-" + cleanup + ".yaml");
-        Files.writeString(yaml, "cleanupOnShutdown: " + cleanup + "\n");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config-" + cleanup), "cni-chain.yaml", "cleanupOnShutdown: " + cleanup + "\n");
         List<String> flags = List.of("--config", yaml.toString());
         String oldLog;
         Object binaryBefore;
@@ -147,7 +147,7 @@ class AgentUpgradeTest
             oldLog = old.log();
         }
         Files2.pause(GAP_MILLIS);
-        Files.writeString(node.serviceAccountDir().resolve("token"), "token-of-the-new-pod\n");
+        node.serviceAccount().update("token", "token-of-the-new-pod\n");
         cluster.server().acceptToken("token-of-the-new-pod");
         String newLog;
         boolean replaced;

@@ -1,15 +1,13 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +33,7 @@ class FaultSecretsTest
             throws Exception
     {
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
-        ServiceAccount account = ServiceAccount.kubeletStyle(node.serviceAccountDir(), "tok-SECRET-0000");
+        KubeletVolume account = node.serviceAccount().update("token", "tok-SECRET-0000");
         int round = 0;
         List<String> formats = new ArrayList<>();
         for (String level : LEVELS) {
@@ -43,7 +41,7 @@ class FaultSecretsTest
                 String token = "tok-SECRET-" + (1000 + ++round);
                 try (AgentProcess agent = AgentProcess.start(node, "--log-level", level, "--log-format", format)) {
                     awaitPatched(agent, file);
-                    account.rotate(token);
+                    account.update("token", token);
                     AgentProcess.await(Duration.ofSeconds(10), () -> Files2.read(node.conf("ZZZ-linkerd-cni-kubeconfig")).contains(token),
                             () -> "the kubeconfig never got the new token\n" + agent.log());
                     StringBuilder seen = new StringBuilder();
@@ -51,10 +49,10 @@ class FaultSecretsTest
                         seen.append(agent.get(path).body());
                     }
                     // Then one the kubeconfig refuses: /readyz and the log say why, never what.
-                    account.rotate(token + " refused");
+                    account.update("token", token + " refused");
                     AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("the service-account token"), agent::log);
                     seen.append(agent.get("/readyz").body());
-                    account.rotate(token);
+                    account.update("token", token);
                     assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
                     seen.append(agent.log());
                     assertThat(seen.toString()).as("--log-level " + level + " --log-format " + format).doesNotContain(MARK);
@@ -74,7 +72,7 @@ class FaultSecretsTest
             throws Exception
     {
         node.write("10-calico.conflist", TestNode.CALICO);
-        ServiceAccount account = ServiceAccount.kubeletStyle(node.serviceAccountDir(), "tok-SECRET-1234");
+        KubeletVolume account = node.serviceAccount().update("token", "tok-SECRET-1234");
         int runs = 0;
         for (String level : LEVELS) {
             for (List<String> command : List.of(List.of("detect"), List.of("detect", "--output", "json"), List.of("install"), List.of("uninstall"))) {
@@ -86,7 +84,7 @@ class FaultSecretsTest
         }
         // Tokens the kubeconfig refuses: the error says why, never what.
         for (String bad : List.of("tok-SECRET-1234 with a space", "tok-SECRET-\u00011234", "tok-SECRET-" + "x".repeat(5000) + "\u00e9")) {
-            account.rotate(bad);
+            account.update("token", bad);
             for (String level : LEVELS) {
                 InProcessCli.Result result = run(node, List.of("install"), "--log-level", level, "--stacktrace");
                 assertThat(result.code()).as(result.toString()).isNotZero();
@@ -103,38 +101,5 @@ class FaultSecretsTest
     private static InProcessCli.Result run(TestNode node, List<String> command, String... options)
     {
         return InProcessCli.run(node, command, options);
-    }
-
-    /** A service-account directory as the kubelet makes it: the files are links through {@code ..data}, swapped in one rename. */
-    private record ServiceAccount(Path directory)
-    {
-        static ServiceAccount kubeletStyle(Path directory, String token)
-                throws IOException
-        {
-            String ca = Files.readString(directory.resolve("ca.crt"));
-            Files.delete(directory.resolve("token"));
-            Files.delete(directory.resolve("ca.crt"));
-            ServiceAccount account = new ServiceAccount(directory);
-            account.rotate(token, ca);
-            Files.createSymbolicLink(directory.resolve("token"), Path.of("..data/token"));
-            Files.createSymbolicLink(directory.resolve("ca.crt"), Path.of("..data/ca.crt"));
-            return account;
-        }
-
-        void rotate(String token)
-                throws IOException
-        {
-            rotate(token, Files.readString(directory.resolve("ca.crt")));
-        }
-
-        private void rotate(String token, String ca)
-                throws IOException
-        {
-            Path version = Files.createTempDirectory(directory, "..2026_");
-            Files.writeString(version.resolve("token"), token);
-            Files.writeString(version.resolve("ca.crt"), ca);
-            Path temp = Files.createSymbolicLink(directory.resolve("..data_tmp"), version.getFileName());
-            Files.move(temp, directory.resolve("..data"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        }
     }
 }

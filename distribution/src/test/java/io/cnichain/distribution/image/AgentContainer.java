@@ -2,6 +2,7 @@ package io.cnichain.distribution.image;
 
 import io.cnichain.distribution.runtime.Commands;
 import io.cnichain.distribution.runtime.RuntimeNode;
+import io.cnichain.testkit.KubeletVolume;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,13 +24,18 @@ import java.util.Map;
  * a tmpfs, the host's network, every capability dropped but the ones given, no privilege escalation, the node's
  * conf and bin dirs mounted under {@code /host} at their host paths, the service account's token and CA where
  * Kubernetes mounts them, and the plugin's binary (the init container's emptyDir) at {@code /opt/cni/bin}.
- * The command is the image's default ({@code run --config /opt/cni-chain/conf/cni-chain.yaml}) with a free health
- * port, since the host's network is shared with whatever else runs here.
+ * The service account's volume and a ConfigMap holding the image's own {@code cni-chain.yaml} (mounted at
+ * {@code /etc/cni-chain}, as the DaemonSets mount theirs) are laid out as the kubelet projects them
+ * ({@link KubeletVolume}: links through {@code ..data}). The command is the DaemonSets'
+ * ({@code run --config /etc/cni-chain/cni-chain.yaml}) with a free health port, since the host's network is shared
+ * with whatever else runs here.
  */
 final class AgentContainer
 {
     static final String SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";
-    static final String DEFAULT_CONFIG = "/opt/cni-chain/conf/cni-chain.yaml";
+    static final String CONFIG = "/etc/cni-chain/cni-chain.yaml";
+    /** The configuration the image carries (its default command's), here handed in as a ConfigMap. */
+    private static final Path IMAGE_CONFIG = Path.of("src/dist/conf/cni-chain.yaml").toAbsolutePath();
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -58,11 +64,13 @@ final class AgentContainer
                 "--read-only", "--read-only-tmpfs=false", "--tmpfs", "/tmp:rw,size=16m", "--network", "host",
                 "--cap-drop", "all", "--security-opt", "no-new-privileges"));
         capabilities.forEach(capability -> args.addAll(List.of("--cap-add", capability)));
+        Path config = KubeletVolume.project(node.root().resolve("config-map"), Map.of("cni-chain.yaml", read(IMAGE_CONFIG))).directory();
         args.addAll(List.of("--volume", node.confDir() + ":/host" + node.confDir(), "--volume", node.binDir() + ":/host" + node.binDir(),
-                "--volume", node.serviceAccountDir() + ":" + SERVICE_ACCOUNT + ":ro", "--volume", pluginBin + ":/opt/cni/bin:ro"));
+                "--volume", node.serviceAccountDir() + ":" + SERVICE_ACCOUNT + ":ro", "--volume", pluginBin + ":/opt/cni/bin:ro",
+                "--volume", config + ":" + Path.of(CONFIG).getParent() + ":ro"));
         env.forEach((key, value) -> args.addAll(List.of("--env", key + "=" + value)));
         args.add(image);
-        args.addAll(List.of("run", "--config", DEFAULT_CONFIG, "--health-port", Integer.toString(port)));
+        args.addAll(List.of("run", "--config", CONFIG, "--health-port", Integer.toString(port)));
         node.podman().podman(args.toArray(String[]::new)).ok();
         return new AgentContainer(node, name, port);
     }
@@ -211,6 +219,16 @@ final class AgentContainer
     int awaitExit()
     {
         return Integer.parseInt(node.podman().podman("wait", name).ok().out().trim());
+    }
+
+    private static String read(Path file)
+    {
+        try {
+            return Files.readString(file);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static int freePort()

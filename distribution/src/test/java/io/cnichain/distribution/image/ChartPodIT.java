@@ -8,6 +8,8 @@ import io.cnichain.distribution.runtime.RuntimeNode;
 import io.cnichain.distribution.runtime.Sandbox;
 import io.cnichain.distribution.runtime.StandInLog.Call;
 import io.cnichain.distribution.runtime.Steps;
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.KubeletVolume;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -45,10 +47,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ChartPodIT
 {
     private static final Path SERVICE_ACCOUNT = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
+    private static final String CONFIG_CHANGED = "cnichain_config_changed_since_start";
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private RuntimeNode node;
     private final List<String> containers = new ArrayList<>();
+    /** The ConfigMap volumes, by ConfigMap name, as the kubelet projected them. */
+    private final Map<String, KubeletVolume> configMaps = new LinkedHashMap<>();
 
     @AfterEach
     void tearDown()
@@ -115,6 +120,22 @@ class ChartPodIT
         assertThat(calls.get(0).config().at("/kubernetes/kubeconfig").asText()).isEqualTo(node.kubeconfig().toString());
         node.podman().remove(workload);
 
+        // A ConfigMap edit reaches the running pod as the kubelet's update: a new ..data, the old files deleted. The
+        // agent keeps its start-up configuration, says once that a restart applies the change, and goes on patching.
+        KubeletVolume config = configMaps.get("cni-chain-config");
+        Path replacedData = config.dataDirectory();
+        config.update("cni-chain.yaml", daemonSet.configMapData("cni-chain-config").get("cni-chain.yaml") + "# edited after the pod started\n");
+        assertThat(replacedData).as("the old payload, deleted").doesNotExist();
+        String notice = awaitLog(name, Duration.ofSeconds(20), "holds another configuration since this agent started");
+        assertThat(notice).contains("/etc/cni-chain/cni-chain.yaml");
+        assertThat(body(healthPort, "/metrics")).contains(CONFIG_CHANGED + " 1");
+        Path rewritten = primary.installedFile().resolveSibling(".primary-rewrite");
+        Files.writeString(rewritten, primary.originalText());
+        Files.move(rewritten, primary.installedFile(), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        awaitPatched(name, primary.installedFile(), Duration.ofSeconds(20));
+        assertThat(status(healthPort)).as("still ready after the swap").isEqualTo(200);
+        assertThat(logs(name)).as("said once").containsOnlyOnce("since this agent started");
+
         node.podman().podman("stop", "--time", Long.toString(daemonSet.pod().getTerminationGracePeriodSeconds()), name).ok();
         assertThat(node.podman().podman("wait", name).ok().out().trim()).isEqualTo("0");
         assertThat(RuntimeNode.json(primary.installedFile())).as("the primary as it was").isEqualTo(primary.original());
@@ -172,22 +193,16 @@ class ChartPodIT
             return Path.of(volume.getHostPath().getPath());
         }
         if (volume.getEmptyDir() != null) {
-            Path dir = emptyDirs.computeIfAbsent(volumeName, n -> node.root().resolve("pod-volumes").resolve(n));
-            Files.createDirectories(dir);
-            // As the kubelet makes an emptyDir: writable by any user (the init container is not root).
-            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
-            return dir;
+            // Writable by any user (the init container is not root).
+            return emptyDirs.computeIfAbsent(volumeName, n -> KubeletVolume.emptyDir(node.root().resolve("pod-volumes").resolve(n)));
         }
         if (volume.getProjected() != null && volume.getProjected().getSources().stream().anyMatch(s -> s.getServiceAccountToken() != null)) {
-            // The projected token and CA: the node's stand-in service account (token, ca.crt).
+            // The projected token, CA and namespace: the node's stand-in service account, laid out by the kubelet's rules.
             return node.serviceAccountDir();
         }
         if (volume.getConfigMap() != null) {
             Path dir = node.root().resolve("pod-volumes").resolve(volumeName);
-            Files.createDirectories(dir);
-            for (Map.Entry<String, String> file : daemonSet.configMapData(volume.getConfigMap().getName()).entrySet()) {
-                Files.writeString(dir.resolve(file.getKey()), file.getValue());
-            }
+            configMaps.put(volume.getConfigMap().getName(), KubeletVolume.project(dir, daemonSet.configMapData(volume.getConfigMap().getName())));
             return dir;
         }
         throw new AssertionError("a volume this test does not lay out: " + volume);
@@ -210,6 +225,36 @@ class ChartPodIT
             }
             Thread.sleep(50);
         }
+    }
+
+    private String awaitLog(String name, Duration timeout, String text)
+    {
+        return Await.value(timeout, () -> logs(name).lines().filter(line -> line.contains(text)).findFirst(),
+                () -> "no log line with " + text + ":\n" + logs(name));
+    }
+
+    private void awaitPatched(String name, Path file, Duration timeout)
+    {
+        Await.until(timeout, () -> RuntimeNode.PLUGIN.equals(lastType(file)), () -> file + " was not patched again:\n" + logs(name));
+    }
+
+    private String logs(String name)
+    {
+        Commands.Result logs = node.podman().podman("logs", name);
+        return logs.out() + logs.err();
+    }
+
+    private static String lastType(Path file)
+    {
+        List<String> types = RuntimeNode.pluginTypes(RuntimeNode.json(file));
+        return types.isEmpty() ? "" : types.get(types.size() - 1);
+    }
+
+    private static String body(int port, String path)
+            throws IOException, InterruptedException
+    {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(2)).build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static int status(int port)

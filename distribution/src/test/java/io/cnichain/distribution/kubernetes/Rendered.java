@@ -2,6 +2,7 @@ package io.cnichain.distribution.kubernetes;
 
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ConfigLoader;
+import io.cnichain.testkit.KubeletVolume;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -17,9 +18,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -194,7 +192,7 @@ record Rendered(List<HasMetadata> objects)
 
     /**
      * The agent's configuration as its container loads it: the file named by {@code --config} from the ConfigMap
-     * mounted there, the container's environment, and no other flags.
+     * mounted there (laid out as the kubelet does), the container's environment, and no other flags.
      *
      * @param scratch a directory for the configuration file
      */
@@ -215,12 +213,8 @@ record Rendered(List<HasMetadata> objects)
         if (yaml == null) {
             throw new AssertionError("ConfigMap " + volume.getConfigMap().getName() + " has no key " + file.getFileName());
         }
-        try {
-            Path copy = Files.writeString(scratch.resolve(file.getFileName()), yaml);
-            return ConfigLoader.load(Optional.of(copy), environment(agent()), Map.of());
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        // Projected as the kubelet does: the file is a link through ..data.
+        Path projected = KubeletVolume.configMapFile(scratch.resolve(mount.getName()), file.getFileName().toString(), yaml);
+        return ConfigLoader.load(Optional.of(projected), environment(agent()), Map.of());
     }
 }

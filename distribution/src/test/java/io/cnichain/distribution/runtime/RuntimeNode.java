@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.KubeletVolume;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,9 +71,8 @@ public final class RuntimeNode
                 Files.copy(RuntimeRequirements.PLUGIN_DIR.resolve(plugin), node.binDir().resolve(plugin));
             }
             node.writeStandIn();
-            Path serviceAccount = Files.createDirectories(node.serviceAccountDir());
-            Files.writeString(serviceAccount.resolve("token"), "token-" + sandbox.runId() + "\n");
-            Files.writeString(serviceAccount.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+            KubeletVolume.serviceAccount(node.serviceAccountDir(), "token-" + sandbox.runId() + "\n",
+                    "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", "cni-chain");
             sandbox.writeContainersConf(node.containersConf(), node.confDir(), node.binDir());
         }
         catch (IOException e) {
@@ -190,17 +190,15 @@ public final class RuntimeNode
         return yaml;
     }
 
-    /** Writes a YAML configuration the launcher gets with {@code --config}. */
+    /**
+     * The YAML configuration the launcher gets with {@code --config}, as a pod gets it: a ConfigMap volume the kubelet
+     * projected ({@link KubeletVolume}); a second call updates it as the kubelet does.
+     */
     public Path yaml(String content)
     {
-        try {
-            Path file = Files.writeString(root.resolve("cni-chain.yaml"), content);
-            yaml = Optional.of(file);
-            return file;
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path file = KubeletVolume.project(root.resolve("config"), java.util.Map.of("cni-chain.yaml", content)).file("cni-chain.yaml");
+        yaml = Optional.of(file);
+        return file;
     }
 
     /** A network name unique to this run; podman finds a network by it. */
