@@ -296,10 +296,22 @@ class HelmChartTest
         assertThat(config.kubeconfig().mode()).isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
         assertThat(config.paths().maxConfigBytes()).as("cniChain.config, passed through").isEqualTo(65536);
 
-        Rendered other = HelmChart.render(Map.of("cniChain.logLevel", "warn"));
-        assertThat(other.daemonSet().getSpec().getTemplate().getMetadata().getAnnotations().get("checksum/config"))
-                .as("a changed cni-chain.yaml rolls the pods")
-                .isNotEqualTo(HelmChart.render(Map.of()).daemonSet().getSpec().getTemplate().getMetadata().getAnnotations().get("checksum/config"));
+        // helm upgrade with new values rolls the pods when either ConfigMap changes, and only then.
+        Map<String, String> defaults = annotations(HelmChart.render(Map.of()));
+        assertThat(annotations(HelmChart.render(Map.of("cniChain.logLevel", "warn")))).as("a changed cni-chain.yaml")
+                .containsEntry("checksum/linkerd-cni-config", defaults.get("checksum/linkerd-cni-config"))
+                .doesNotContainEntry("checksum/config", defaults.get("checksum/config"));
+        assertThat(annotations(HelmChart.render(Map.of("ignoreOutboundPorts", "3306")))).as("a changed entry in linkerd-cni-config")
+                .containsEntry("checksum/config", defaults.get("checksum/config"))
+                .doesNotContainEntry("checksum/linkerd-cni-config", defaults.get("checksum/linkerd-cni-config"));
+        assertThat(annotations(HelmChart.render(Map.of("priorityClassName", "my-node-critical")))).as("a change outside the ConfigMaps")
+                .containsEntry("checksum/config", defaults.get("checksum/config"))
+                .containsEntry("checksum/linkerd-cni-config", defaults.get("checksum/linkerd-cni-config"));
+    }
+
+    private static Map<String, String> annotations(Rendered rendered)
+    {
+        return rendered.daemonSet().getSpec().getTemplate().getMetadata().getAnnotations();
     }
 
     /** cniChain.nodeTaint.*: the start-up taint, as components/node-taint adds it to the kustomize base. */

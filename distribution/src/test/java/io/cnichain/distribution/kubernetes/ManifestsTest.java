@@ -4,6 +4,7 @@ import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.config.PodIdentity;
 import io.cnichain.core.json.CniJson;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -268,15 +269,18 @@ class ManifestsTest
             throws IOException
     {
         Rendered rendered = Rendered.of(Overlay.LINKERD.dir());
-        Map<String, String> data = rendered.configMap("linkerd-cni-config").getData();
+        String name = rendered.all(ConfigMap.class).stream().map(c -> c.getMetadata().getName()).filter(n -> n.startsWith("linkerd-cni-config"))
+                .findFirst().orElseThrow();
+        assertThat(name).as("kustomize's hash in the name: a changed entry rolls the pods").matches("linkerd-cni-config-[a-z0-9]{10}");
+        Map<String, String> data = rendered.configMap(name).getData();
         assertThat(data).containsOnlyKeys("dest_cni_net_dir", "dest_cni_bin_dir", "cni_network_config");
         Map<String, String> refs = new java.util.HashMap<>();
         rendered.agent().getEnv().stream().filter(e -> e.getValueFrom() != null && e.getValueFrom().getConfigMapKeyRef() != null)
                 .forEach(e -> refs.put(e.getName(), e.getValueFrom().getConfigMapKeyRef().getName() + "/" + e.getValueFrom().getConfigMapKeyRef().getKey()));
         assertThat(refs).containsExactlyInAnyOrderEntriesOf(Map.of(
-                "DEST_CNI_NET_DIR", "linkerd-cni-config/dest_cni_net_dir",
-                "DEST_CNI_BIN_DIR", "linkerd-cni-config/dest_cni_bin_dir",
-                "CNI_NETWORK_CONFIG", "linkerd-cni-config/cni_network_config"));
+                "DEST_CNI_NET_DIR", name + "/dest_cni_net_dir",
+                "DEST_CNI_BIN_DIR", name + "/dest_cni_bin_dir",
+                "CNI_NETWORK_CONFIG", name + "/cni_network_config"));
         assertThat(rendered.environment(rendered.agent())).containsEntry("KUBECONFIG_FILE_NAME", "ZZZ-linkerd-cni-kubeconfig")
                 .containsEntry("KUBECONFIG_MODE", "600");
 
