@@ -4,6 +4,7 @@ import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.UninstallReport;
+import io.cnichain.core.shutdown.DaemonSetWatch;
 import io.cnichain.core.shutdown.ShutdownDecider;
 import io.cnichain.core.shutdown.ShutdownDecision;
 import io.cnichain.core.taint.NodeTaintRemover;
@@ -31,6 +32,8 @@ public final class Agent
 {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
     private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
+    /** Each call of the DaemonSet's watch: to connect and to get the answer's head. */
+    private static final java.time.Duration WATCH_CALL_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     private final Engine engine;
     private final AgentConfig config;
@@ -97,6 +100,12 @@ public final class Agent
                     + "shutdown) will remove the plugin as an uninstall does; set them from the downward API (fieldRef metadata.name, "
                     + "metadata.namespace, spec.nodeName)");
         }
+        // What an uninstall takes away (the credentials) is not needed to see it: the DaemonSet is watched while we run.
+        Optional<DaemonSetWatch> ownDaemonSet = Optional.empty();
+        if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.run().pod().isPresent() && config.apiServer().host().isPresent()
+                && config.apiServer().port().isPresent() && config.apiServer().protocol().equals("https")) {
+            ownDaemonSet = Optional.of(new DaemonSetWatch(ShutdownDecider.client(config.apiServer(), WATCH_CALL_TIMEOUT), config.run().pod().get()).start());
+        }
         WatchService watchService = FileSystems.getDefault().newWatchService();
         loop = new ReconcileLoop(engine, watchService, status, metrics, policy);
         SignalHandler handler = new SignalHandler()
@@ -124,10 +133,11 @@ public final class Agent
                 return 1;
             }
             // Decided while /metrics still answers, so that the decision can be seen there.
-            decision = ShutdownDecider.fromConfig(config).decide();
+            decision = ShutdownDecider.fromConfig(config).decide(ownDaemonSet.flatMap(DaemonSetWatch::uninstallSeen));
             metrics.shutdownDecision(decision.decisionLabel(), decision.reason().label());
         }
         finally {
+            ownDaemonSet.ifPresent(DaemonSetWatch::close);
             health.ifPresent(HealthServer::stop);
             scraper.ifPresent(HealthServer::stop);
         }

@@ -124,6 +124,54 @@ public final class KubeApiClient
         throw failure("PATCH", path, response, hint);
     }
 
+    /**
+     * {@code GET path} with {@code watch=true}: the API's watch of a collection, narrowed by the path's query (such as
+     * {@code fieldSelector=metadata.name=NAME}). Each event ({@code {"type": "ADDED|MODIFIED|DELETED|BOOKMARK|ERROR",
+     * "object": {...}}}, one JSON document per line) goes to {@code events} as it arrives, until the server ends the
+     * watch (its {@code timeoutSeconds}), {@code events} returns false, or {@code maxDuration} passes (a connection that
+     * went silent).
+     *
+     * @throws ApiCallException when the watch cannot start (any answer but 200), or its stream breaks
+     */
+    public void watch(String path, Hint hint, Duration maxDuration, java.util.function.Predicate<JsonNode> events)
+            throws ApiCallException, InterruptedException
+    {
+        HttpResponse<java.util.stream.Stream<String>> response = send("GET", path, HttpRequest.newBuilder(uri(path)).GET(),
+                HttpResponse.BodyHandlers.ofLines());
+        try (java.util.stream.Stream<String> lines = response.body()) {
+            if (response.statusCode() != 200) {
+                byte[] body = String.join("\n", (Iterable<String>) lines.limit(100)::iterator).getBytes(StandardCharsets.UTF_8);
+                throw failure("GET", path, response.statusCode(), body, response, hint);
+            }
+            // A watch whose connection died without a word would wait forever: closing the stream ends it.
+            java.util.concurrent.CompletableFuture.delayedExecutor(maxDuration.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                    .execute(lines::close);
+            java.util.Iterator<String> each = lines.iterator();
+            while (each.hasNext()) {
+                String line = each.next();
+                if (line.isBlank()) {
+                    continue;
+                }
+                JsonNode event;
+                try {
+                    event = CniJson.parse(line.getBytes(StandardCharsets.UTF_8));
+                }
+                catch (CniJson.InvalidJsonException e) {
+                    throw new ApiCallException("response", "GET " + path + ": a watch event " + e.getMessage());
+                }
+                if (!events.test(event)) {
+                    return;
+                }
+            }
+        }
+        catch (java.io.UncheckedIOException e) {
+            throw new ApiCallException("I/O", "GET " + base + path + ": the watch broke: " + reason(e.getCause()));
+        }
+        catch (IllegalStateException e) {
+            // closed by the bound above: the caller starts a new watch
+        }
+    }
+
     private URI uri(String path)
     {
         return URI.create(base + path);
@@ -132,12 +180,19 @@ public final class KubeApiClient
     private HttpResponse<byte[]> send(String method, String path, HttpRequest.Builder request)
             throws ApiCallException, InterruptedException
     {
+        return send(method, path, request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** Sends with the token; the time bound is on the answer's head (a watch's body then streams without one). */
+    private <T> HttpResponse<T> send(String method, String path, HttpRequest.Builder request, HttpResponse.BodyHandler<T> body)
+            throws ApiCallException, InterruptedException
+    {
         String token = token();
         HttpClient client = client();
         String call = method + " " + base + path;
         try {
             return client.send(request.header("Accept", "application/json").header("Authorization", "Bearer " + token)
-                    .timeout(requestTimeout).build(), HttpResponse.BodyHandlers.ofByteArray());
+                    .timeout(requestTimeout).build(), body);
         }
         catch (HttpConnectTimeoutException e) {
             throw new ApiCallException("connect timeout", call + ": no connection within " + connectTimeout.toMillis() + " ms");
@@ -210,7 +265,11 @@ public final class KubeApiClient
 
     private static ApiCallException failure(String method, String path, HttpResponse<byte[]> response, Hint hint)
     {
-        int status = response.statusCode();
+        return failure(method, path, response.statusCode(), response.body(), response, hint);
+    }
+
+    private static ApiCallException failure(String method, String path, int status, byte[] body, HttpResponse<?> response, Hint hint)
+    {
         String advice = switch (status) {
             case 401 -> " (the service-account token was refused)";
             case 403 -> hint.forbidden();
@@ -218,7 +277,7 @@ public final class KubeApiClient
             default -> "";
         };
         Optional<Duration> retryAfter = status == 429 || status >= 500 ? retryAfter(response) : Optional.empty();
-        String message = method + " " + path + ": HTTP " + status + statusMessage(response.body()).map(m -> " " + m).orElse("") + advice
+        String message = method + " " + path + ": HTTP " + status + statusMessage(body).map(m -> " " + m).orElse("") + advice
                 + retryAfter.map(wait -> "; Retry-After " + wait.toMillis() / 1000.0 + " s").orElse("");
         return new ApiCallException("HTTP " + status, message, retryAfter);
     }

@@ -24,10 +24,28 @@ import static java.util.Objects.requireNonNull;
 /**
  * Decides, when the agent is stopped, whether this is an uninstall (remove what we installed) or not (an update, a
  * restart, a node shutdown: keep it, so that no pod starts without the plugin in between). With
- * {@code cleanupOnShutdown: auto} in a cluster it asks the API server: the agent's pod, its DaemonSet, its node. Only a
- * DaemonSet that is gone, being deleted, or no longer placing a pod here means an uninstall. An API server that does
- * not answer in time means "keep": a node going down often loses its network first, a kept entry names a binary that
- * stays on disk, and {@code cni-chain uninstall} clears it.
+ * {@code cleanupOnShutdown: auto} in a cluster:
+ * <ol>
+ *   <li>What the {@link DaemonSetWatch} saw while the agent ran: its DaemonSet deleted, being deleted or replaced is
+ *       an uninstall, whatever the API says now (an uninstall may have revoked the credentials already).</li>
+ *   <li>Otherwise a fresh look: the agent's pod, its DaemonSet, its node. A DaemonSet that is gone, being deleted or no
+ *       longer placing a pod here is an uninstall; one that still does is an update, a restart or a node shutdown.</li>
+ *   <li>Credentials refused (401, 403) are an uninstall: {@code kubectl delete -k} deletes the Namespace, the
+ *       ServiceAccount and the RBAC before the DaemonSet, {@code helm uninstall} deletes them right after it, without
+ *       waiting for the pods. Kept, the entry would name a plugin whose kubeconfig's token is dead, and linkerd-cni
+ *       fails closed: no pod would start on the node again. Nothing else produces them at a stop. In a rolling update,
+ *       a {@code rollout restart} or an eviction the pod is deleted gracefully: its object, and so its bound token,
+ *       stays valid until the kubelet reports the containers stopped, and the ServiceAccount and RBAC are not touched
+ *       (their names do not change between versions; Helm applies new RBAC before it deletes old objects). A container
+ *       restart keeps the pod and its token. A reboot or a node shutdown does not delete the pod either, and its token
+ *       is the kubelet's, refreshed at 80% of its lifetime: a token that expired while the node was down is never the
+ *       one at a stop, since the kubelet fetches a new one before it starts the container again (and the API server
+ *       extends the chart's 3607 s tokens to a year). One case does: a pod deleted with {@code --force
+ *       --grace-period=0} loses its object at once; the DaemonSet's next pod installs again within seconds.</li>
+ *   <li>An API server that cannot be reached (no connection, no route, no answer within the budget) is not an
+ *       uninstall: a node going down often loses its network first; a kept entry names a binary that stays on disk,
+ *       and {@code cni-chain uninstall} clears it. Other errors (5xx, 429) say nothing of an uninstall: kept too.</li>
+ * </ol>
  */
 public final class ShutdownDecider
 {
@@ -64,6 +82,15 @@ public final class ShutdownDecider
     /** @return what to do, within the budget */
     public ShutdownDecision decide()
     {
+        return decide(Optional.empty());
+    }
+
+    /**
+     * @param seen the uninstall the agent saw while running ({@link DaemonSetWatch#uninstallSeen()}), if any
+     * @return what to do, within the budget
+     */
+    public ShutdownDecision decide(Optional<ShutdownDecision> seen)
+    {
         switch (mode) {
             case ALWAYS:
                 return ShutdownDecision.cleanUp(Reason.CONFIGURED_ALWAYS, "cleanupOnShutdown is always");
@@ -76,11 +103,14 @@ public final class ShutdownDecider
             return ShutdownDecision.cleanUp(Reason.OUTSIDE_CLUSTER, "not in a cluster (cleanupOnShutdown auto asks the API server only when "
                     + "KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT, POD_NAME, POD_NAMESPACE and NODE_NAME are set; not set: " + missing() + ")");
         }
+        if (seen.isPresent()) {
+            return seen.get();
+        }
         if (!api.protocol().equals("https")) {
             return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "cannot ask the API server: KUBERNETES_SERVICE_PROTOCOL is " + api.protocol()
                     + " and the agent sends its token over https only");
         }
-        KubeApiClient client = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), budget, budget);
+        KubeApiClient client = client(api, budget);
         FutureTask<ShutdownDecision> asking = new FutureTask<>(() -> ask(client, pod.get()));
         Thread thread = new Thread(asking, "shutdown-decision");
         // Abandoned, not waited for, when the API server does not answer in time: the process is exiting.
@@ -100,10 +130,27 @@ public final class ShutdownDecider
         catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof ApiCallException failure) {
-                return ShutdownDecision.keep(Reason.API_UNAVAILABLE, failure.getMessage());
+                return fromFailure(failure);
             }
             return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "unexpected " + cause);
         }
+    }
+
+    /** A call that failed: refused credentials mean an uninstall; no answer, or an error, does not. */
+    static ShutdownDecision fromFailure(ApiCallException failure)
+    {
+        return switch (failure.kind()) {
+            case "HTTP 401", "HTTP 403" -> ShutdownDecision.cleanUp(Reason.CREDENTIALS_REVOKED, failure.getMessage()
+                    + ": the agent's credentials are refused, as when an uninstall deletes its ServiceAccount and RBAC");
+            case "connect timeout", "timeout", "connection" -> ShutdownDecision.keep(Reason.API_UNAVAILABLE, failure.getMessage());
+            default -> ShutdownDecision.keep(Reason.API_ERROR, failure.getMessage());
+        };
+    }
+
+    /** A client for the agent's calls: its own budget for each. */
+    public static KubeApiClient client(ApiServerSettings api, Duration timeout)
+    {
+        return new KubeApiClient(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), timeout, timeout);
     }
 
     private String missing()

@@ -56,8 +56,15 @@ public record ShutdownDecision(boolean cleanUp, Reason reason, String detail)
         NOT_PLACED("not_placed"),
         /** The DaemonSet exists and still places a pod here: an update, a restart or a node shutdown. */
         STILL_PLACED("still_placed"),
-        /** The API server could not answer in time, or refused: kept, see the README. */
-        API_UNAVAILABLE("api_unavailable");
+        /**
+         * The API server refused the agent's credentials (401: the token is no longer valid, its ServiceAccount or pod is
+         * gone; 403: its RBAC is gone): the install is being taken away.
+         */
+        CREDENTIALS_REVOKED("credentials_revoked"),
+        /** The API server could not be reached in time (no connection, no answer): kept, as when a node shuts down. */
+        API_UNAVAILABLE("api_unavailable"),
+        /** The API server answered with an error that says nothing of an uninstall (5xx, 429, a bad answer): kept. */
+        API_ERROR("api_error");
 
         private final String label;
 

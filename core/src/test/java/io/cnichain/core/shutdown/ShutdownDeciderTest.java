@@ -145,24 +145,43 @@ class ShutdownDeciderTest
     }
 
     @Test
-    void keepsWhenTheApiRefusesOrFails()
+    void cleansUpWhenTheCredentialsAreRefusedAndKeepsOnOtherErrors()
     {
         cluster.server().answerNextAt(StandInCluster.DAEMON_SET_PATH, 403);
         ShutdownDecision forbidden = decide();
-        assertThat(forbidden.cleanUp()).isFalse();
-        assertThat(forbidden.reason()).isEqualTo(Reason.API_UNAVAILABLE);
+        assertThat(forbidden.cleanUp()).isTrue();
+        assertThat(forbidden.reason()).isEqualTo(Reason.CREDENTIALS_REVOKED);
         assertThat(forbidden.detail()).startsWith("GET " + StandInCluster.DAEMON_SET_PATH + ": HTTP 403")
-                .endsWith("(the agent's Role must allow get on daemonsets in namespace cni-chain)");
+                .contains("(the agent's Role must allow get on daemonsets in namespace cni-chain)")
+                .endsWith(": the agent's credentials are refused, as when an uninstall deletes its ServiceAccount and RBAC");
 
         cluster.server().answerNextAt(StandInCluster.NODE_PATH, 500);
         ShutdownDecision failing = decide();
-        assertThat(failing.reason()).isEqualTo(Reason.API_UNAVAILABLE);
+        assertThat(failing.cleanUp()).isFalse();
+        assertThat(failing.reason()).isEqualTo(Reason.API_ERROR);
         assertThat(failing.detail()).contains("HTTP 500 Internal error occurred: etcdserver: request timed out");
 
         cluster.server().remove(StandInCluster.POD_PATH);
         ShutdownDecision noPod = decide();
-        assertThat(noPod.reason()).isEqualTo(Reason.API_UNAVAILABLE);
+        assertThat(noPod.reason()).isEqualTo(Reason.API_ERROR);
         assertThat(noPod.detail()).contains("the agent's own pod is not found");
+    }
+
+    @Test
+    void cleansUpWhenTheServiceAccountOrTheRbacIsGone()
+    {
+        cluster.deleteRbac();
+        ShutdownDecision forbidden = decide();
+        assertThat(forbidden.cleanUp()).isTrue();
+        assertThat(forbidden.reason()).isEqualTo(Reason.CREDENTIALS_REVOKED);
+        assertThat(forbidden.detail()).contains("HTTP 403 pods \"cni-chain-x7k2p\" is forbidden: User \"system:serviceaccount:cni-chain:cni-chain\" "
+                + "cannot get resource \"pods\" in API group \"\" in the namespace \"cni-chain\"");
+
+        cluster.deleteServiceAccount();
+        ShutdownDecision unauthorized = decide();
+        assertThat(unauthorized.cleanUp()).isTrue();
+        assertThat(unauthorized.reason()).isEqualTo(Reason.CREDENTIALS_REVOKED);
+        assertThat(unauthorized.detail()).contains("HTTP 401 Unauthorized (the service-account token was refused)");
     }
 
     @Test
@@ -186,7 +205,7 @@ class ShutdownDeciderTest
     {
         Files.copy(TestCertificates.shared().otherCaPem(), dir.resolve("serviceaccount/ca.crt"), StandardCopyOption.REPLACE_EXISTING);
         ShutdownDecision decision = decide();
-        assertThat(decision.reason()).isEqualTo(Reason.API_UNAVAILABLE);
+        assertThat(decision.reason()).as("an answer from a server not trusted says nothing of an uninstall").isEqualTo(Reason.API_ERROR);
         assertThat(decision.detail()).contains("TLS failed, nothing sent");
         assertThat(cluster.server().requests()).isEmpty();
     }

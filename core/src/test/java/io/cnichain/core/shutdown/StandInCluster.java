@@ -111,6 +111,49 @@ public final class StandInCluster
         server.put(DAEMON_SET_PATH, daemonSet);
     }
 
+    /** The agent's ServiceAccount as the API server names it in a 403. */
+    public static final String USER = "system:serviceaccount:" + NAMESPACE + ":" + DAEMON_SET;
+
+    /**
+     * The ServiceAccount is deleted: its tokens stop authenticating, every request is 401 {@code Unauthorized}
+     * (service-account tokens are checked against the ServiceAccount, and a bound token against its pod, on every
+     * request: Kubernetes documentation, "Managing Service Accounts", bound service account tokens).
+     */
+    public void deleteServiceAccount()
+    {
+        server.acceptToken("a token of another ServiceAccount");
+    }
+
+    /** The Role, ClusterRole and their bindings are deleted: every request is 403, worded as the API server words it. */
+    public void deleteRbac()
+    {
+        server.forbidAll(USER);
+    }
+
+    /**
+     * {@code kubectl delete -k}: the rendered order, Namespace first (which deletes the ServiceAccount, the Role and its
+     * binding in it, and the DaemonSet, in no set order), then the ClusterRole and ClusterRoleBinding, the DaemonSet
+     * last (already going). Here the credentials go before the DaemonSet, the harder case for the agent.
+     */
+    public void kubectlDeleteK()
+    {
+        deleteServiceAccount();
+        deleteRbac();
+        deleteDaemonSet();
+    }
+
+    /**
+     * {@code helm uninstall}: the DaemonSet first (background cascading deletion: the object goes at once, the
+     * garbage collector then deletes the pods), then, without waiting for the pods, the RBAC and the ServiceAccount
+     * (Helm's uninstall order, {@code pkg/release/util/kind_sorter.go}'s UninstallOrder).
+     */
+    public void helmUninstall()
+    {
+        deleteDaemonSet();
+        deleteRbac();
+        deleteServiceAccount();
+    }
+
     public static ObjectNode json(String text)
     {
         return (ObjectNode) CniJson.parse(text.getBytes(StandardCharsets.UTF_8));

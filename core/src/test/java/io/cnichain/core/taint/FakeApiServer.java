@@ -58,6 +58,10 @@ public final class FakeApiServer
     private String acceptedToken;
     private Consumer<ObjectNode> beforeNextPatch;
     private Optional<CountDownLatch> holdAll = Optional.empty();
+    /** Every change of a served object, in order: what a watch replays from its resourceVersion and then streams. */
+    private final List<Change> changes = new ArrayList<>();
+    private long version = 100;
+    private Optional<String> forbiddenUser = Optional.empty();
 
     private FakeApiServer(SSLContext tls, ObjectNode node, String acceptedToken)
             throws IOException
@@ -125,10 +129,28 @@ public final class FakeApiServer
         holds.add(release);
     }
 
-    /** Serves {@code object} to {@code GET path} from now on. */
+    /** Serves {@code object} to {@code GET path} from now on, with a new {@code resourceVersion}, as a write does. */
     public synchronized void put(String path, JsonNode object)
     {
-        objects.put(path, (ObjectNode) object.deepCopy());
+        ObjectNode copy = (ObjectNode) object.deepCopy();
+        if (copy.path("metadata") instanceof ObjectNode metadata) {
+            metadata.put("resourceVersion", Long.toString(++version));
+        }
+        changes.add(new Change(path, objects.containsKey(path) ? "MODIFIED" : "ADDED", copy.deepCopy(), version));
+        objects.put(path, copy);
+        notifyAll();
+    }
+
+    /**
+     * The RBAC that allowed {@code user} is deleted: every request from now on is authenticated but refused, 403 with the
+     * API server's message ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go},
+     * {@code forbiddenMessage}: {@code <resource> "<name>" is forbidden: User "<user>" cannot <verb> resource
+     * "<resource>" in API group "<group>" in the namespace "<namespace>"}). Watches already open go on: the API server
+     * authorizes a request when it starts.
+     */
+    public synchronized void forbidAll(String user)
+    {
+        forbiddenUser = Optional.of(user);
     }
 
     /** Changes the node as served from now on (another controller, a cordon). */
@@ -144,10 +166,14 @@ public final class FakeApiServer
         node = null;
     }
 
-    /** {@code GET path} answers 404 from now on, as for an object deleted. */
+    /** {@code GET path} answers 404 from now on, as for an object deleted; a watch of it gets {@code DELETED}. */
     public synchronized void remove(String path)
     {
-        objects.remove(path);
+        ObjectNode gone = objects.remove(path);
+        if (gone != null) {
+            changes.add(new Change(path, "DELETED", gone, ++version));
+            notifyAll();
+        }
     }
 
     /** Another controller changes the node just before the next PATCH is applied (after the remover's GET). */
@@ -226,6 +252,11 @@ public final class FakeApiServer
                 return;
             }
             Answer answer = answer(request);
+            String query = Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse("");
+            if (answer.status() == 404 && request.method().equals("GET") && query.contains("watch=true")) {
+                watch(exchange, request.path(), query);
+                return;
+            }
             respond(exchange, answer.status(), answer.body());
         }
     }
@@ -234,6 +265,9 @@ public final class FakeApiServer
     {
         if (!("Bearer " + acceptedToken).equals(request.authorization())) {
             return failure(401, "Unauthorized", "Unauthorized");
+        }
+        if (forbiddenUser.isPresent()) {
+            return forbidden(request, forbiddenUser.get());
         }
         if (node == null || !request.path().equals(NODES + nodeName)) {
             ObjectNode object = objects.get(request.path());
@@ -286,6 +320,82 @@ public final class FakeApiServer
             node = patched;
         }
         return new Answer(200, node.deepCopy());
+    }
+
+    /** 403 as the API server words it for this request (see {@link #forbidAll}). */
+    private static Answer forbidden(Request request, String user)
+    {
+        String[] segments = request.path().split("/");
+        boolean core = request.path().startsWith("/api/v1/");
+        String group = core ? "" : segments[2];
+        int namespaces = java.util.Arrays.asList(segments).indexOf("namespaces");
+        String namespace = namespaces > 0 ? segments[namespaces + 1] : "";
+        int resourceIndex = namespaces > 0 ? namespaces + 2 : (core ? 3 : 4);
+        String resource = segments[resourceIndex];
+        boolean named = segments.length > resourceIndex + 1;
+        String verb = switch (request.method()) {
+            case "GET" -> named ? "get" : "list";
+            case "PATCH" -> "patch";
+            case "PUT" -> "update";
+            case "DELETE" -> "delete";
+            default -> request.method().toLowerCase(java.util.Locale.ROOT);
+        };
+        String subject = (group.isEmpty() ? resource : resource + "." + group) + (named ? " \"" + segments[resourceIndex + 1] + "\"" : "");
+        return failure(403, "Forbidden", subject + " is forbidden: User \"" + user + "\" cannot " + verb + " resource \"" + resource
+                + "\" in API group \"" + group + "\"" + (namespace.isEmpty() ? " at the cluster scope" : " in the namespace \"" + namespace + "\""));
+    }
+
+    /**
+     * {@code GET <collection>?watch=true&fieldSelector=metadata.name=NAME&resourceVersion=V}: the changes of that one
+     * object after V, then each new one as it happens, one JSON event per line in a chunked answer, until its
+     * {@code timeoutSeconds} or the server closes. As the API server: no initial event when V is given, {@code DELETED}
+     * carries the object's last state.
+     */
+    private void watch(HttpExchange exchange, String collection, String query)
+            throws IOException
+    {
+        Map<String, String> parameters = new java.util.HashMap<>();
+        for (String pair : query.split("&")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0) {
+                parameters.put(pair.substring(0, equals), java.net.URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+            }
+        }
+        String name = parameters.getOrDefault("fieldSelector", "").replaceFirst("^metadata\\.name=", "");
+        String path = collection + "/" + name;
+        long from = Long.parseLong(parameters.getOrDefault("resourceVersion", "0").isEmpty() ? "0" : parameters.getOrDefault("resourceVersion", "0"));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(parameters.getOrDefault("timeoutSeconds", "1800")));
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, 0);
+        OutputStream out = exchange.getResponseBody();
+        int next = 0;
+        try (out) {
+            while (true) {
+                List<Change> due = new ArrayList<>();
+                synchronized (this) {
+                    while (next == changes.size()) {
+                        long left = until - System.nanoTime();
+                        if (left <= 0 || executor.isShutdown()) {
+                            return;
+                        }
+                        TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
+                    }
+                    due.addAll(changes.subList(next, changes.size()));
+                    next = changes.size();
+                }
+                for (Change change : due) {
+                    if (change.path().equals(path) && change.version() > from) {
+                        ObjectNode event = JsonNodeFactory.instance.objectNode().put("type", change.type());
+                        event.set("object", change.object());
+                        out.write((CniJson.compact(event) + "\n").getBytes(StandardCharsets.UTF_8));
+                        out.flush();
+                    }
+                }
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void apply(ObjectNode document, JsonNode operation)
@@ -398,6 +508,8 @@ public final class FakeApiServer
     private record Scripted(String method, String path, int status, Map<String, String> headers, Optional<CountDownLatch> hold) {}
 
     private record Answer(int status, JsonNode body) {}
+
+    private record Change(String path, String type, JsonNode object, long version) {}
 
     private static final class PatchFailed
             extends Exception

@@ -253,7 +253,7 @@ class ManifestsTest
         }, (PolicyRule rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("apps");
             assertThat(rule.getResources()).containsExactly("daemonsets");
-            assertThat(rule.getVerbs()).containsExactly("get");
+            assertThat(rule.getVerbs()).as("watched while running, read on SIGTERM").containsExactly("get", "list", "watch");
         });
         assertThat(rendered.roleBinding().getRoleRef().getKind()).isEqualTo("Role");
         assertThat(rendered.roleBinding().getRoleRef().getName()).isEqualTo(rendered.role().getMetadata().getName());

@@ -42,10 +42,10 @@ class SecuritySurfaceTest
     private static final Path SERVICE_ACCOUNT_DIR = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
     private static final String NS = "cni-chain";
 
-    /** linkerd-cni's GETs with the token on the node's disk, and the agent's on SIGTERM. */
+    /** linkerd-cni's GETs with the token on the node's disk, and the agent's: its DaemonSet watched, then read on SIGTERM. */
     private static final Set<String> AGENT_RIGHTS = Set.of(
             "cluster: pods get", "cluster: namespaces get", "cluster: services/kubernetes get", "cluster: nodes get",
-            "cni-chain: pods get", "cni-chain: apps/daemonsets get");
+            "cni-chain: pods get", "cni-chain: apps/daemonsets get", "cni-chain: apps/daemonsets list", "cni-chain: apps/daemonsets watch");
 
     static Stream<Arguments> renderings()
     {
