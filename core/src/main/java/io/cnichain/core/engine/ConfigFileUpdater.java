@@ -138,6 +138,12 @@ final class ConfigFileUpdater
             }
             if (plan instanceof PatchPlan.Refused refused) {
                 // On uninstall a file the runtime does not load is no one's concern: nothing in it runs, whatever it names.
+                // But our own limits (the count of JSON values, the depth) say nothing of what libcni loads: a file
+                // refused for them that names our plugin may run it, and its binary must stay.
+                if (!installing && refused.cause() == PatchPlan.Refused.Cause.BEYOND_OUR_LIMITS && Mentions.mayMention(host.toContainer(target), type)) {
+                    return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": " + refused.reason() + "; it names " + type
+                            + " and the runtime may load it, so it is left untouched and the binary stays", List.of());
+                }
                 boolean failed = installing || refused.cause() == PatchPlan.Refused.Cause.CANNOT_EDIT;
                 return new FileOutcome(path, failed ? FileOutcome.Result.FAILED : FileOutcome.Result.SKIPPED,
                         target + ": " + refused.reason() + "; left untouched"

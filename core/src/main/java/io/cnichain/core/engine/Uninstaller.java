@@ -75,15 +75,27 @@ public final class Uninstaller
             }
         }
 
-        List<Path> stillNaming = filesNaming(layout.snapshot(), type);
+        // Every binary uninstall may remove, not only this run's type: an earlier install may have had another.
+        NodeSnapshot after = layout.snapshot();
+        Map<String, List<Path>> stillNaming = new LinkedHashMap<>();
+        Set<String> names = new LinkedHashSet<>(List.of(type));
+        names.addAll(binaries.namesUninstallMayRemove());
+        for (String name : names) {
+            List<Path> naming = filesNaming(after, name);
+            if (!naming.isEmpty()) {
+                stillNaming.put(name, naming);
+            }
+        }
         boolean kubeconfigRemoved = false;
         List<Path> removedBinaries = List.of();
         if (!stillNaming.isEmpty() || !failures.isEmpty()) {
             // A configuration naming a missing binary breaks ADD and DEL for every pod on the node: while any
-            // file may still name the plugin, its binary and kubeconfig stay.
-            String failure = "keeping the kubeconfig and the " + type + " binary: "
-                    + (stillNaming.isEmpty() ? "a configuration above could not be cleaned and may still name " + type
-                    : stillNaming + " still name " + type);
+            // file may still name one of our binaries, the binaries and the kubeconfig stay.
+            List<String> why = new ArrayList<>();
+            stillNaming.forEach((name, files) -> why.add(files + " still name " + name + (name.equals(type) ? "" : " (installed by cni-chain; this "
+                    + "uninstall's plugin type is " + type + ")")));
+            String failure = "keeping the kubeconfig and the binaries: "
+                    + (why.isEmpty() ? "a configuration above could not be cleaned and may still name " + type : String.join("; ", why));
             log.error("{}", failure);
             failures.add(failure);
         }

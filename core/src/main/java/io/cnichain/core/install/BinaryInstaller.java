@@ -156,6 +156,20 @@ public final class BinaryInstaller
         return entries;
     }
 
+    /**
+     * @return the names of the binaries {@link #uninstall()} may remove: the plugin's own, those the source holds, those
+     *         the record of an earlier install holds
+     */
+    public Set<String> namesUninstallMayRemove()
+    {
+        Set<String> names = new java.util.TreeSet<>(sourceNames());
+        names.addAll(recordedNames(host.toContainer(binDir)));
+        if (ownBinary != null) {
+            names.add(ownBinary);
+        }
+        return names;
+    }
+
     /** @return the names the record of an earlier install holds; none when it cannot be read (then only the plugin's own is ours) */
     private static Set<String> recordedNames(Path target)
     {
@@ -241,16 +255,18 @@ public final class BinaryInstaller
         Set<String> recorded = recordedNames(target);
         for (Path source : sources()) {
             Path destination = target.resolve(source.getFileName());
-            handled.add(source.getFileName().toString());
             if (!recorded.contains(source.getFileName().toString()) && !source.getFileName().toString().equals(ownBinary)) {
                 // Never installed here: if such a file exists, it is the host's, whatever its bytes.
+                handled.add(source.getFileName().toString());
                 continue;
             }
             try {
                 if (Files.isRegularFile(destination) && Arrays.equals(Files.readAllBytes(source), Files.readAllBytes(destination))) {
+                    handled.add(source.getFileName().toString());
                     writer.delete(destination, binDir.resolve(source.getFileName()));
                     removed.add(binDir.resolve(source.getFileName()));
                 }
+                // Otherwise the record decides below: the source may be a newer image's, the copy the one install made.
             }
             catch (IOException e) {
                 throw new CniChainException(ErrorCode.IO, binDir.resolve(source.getFileName()), "cannot be removed: " + e.getMessage(), e);

@@ -81,6 +81,9 @@ public final class ConfigFilePatcher
         try {
             loaded = CniConfigParser.parse(loadName, bytes);
         }
+        catch (CniConfigParser.TooComplex e) {
+            return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.BEYOND_OUR_LIMITS);
+        }
         catch (CniConfigParser.InvalidConfigException e) {
             return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.UNLOADABLE);
         }

@@ -61,6 +61,8 @@ public sealed interface PatchPlan
             UNLOADABLE,
             /** The runtime loads it, but we cannot change it safely. */
             CANNOT_EDIT,
+            /** Beyond what the agent reads (too many JSON values): the runtime may well load it; we cannot tell. */
+            BEYOND_OUR_LIMITS,
         }
     }
 }
