@@ -14,6 +14,9 @@ import java.util.function.Supplier;
  */
 final class AgentStatus
 {
+    /** A pass longer than this makes readiness false until it ends (passes take milliseconds). */
+    static final Duration PASS_NOT_READY = Duration.ofSeconds(1);
+
     private volatile List<String> notReady = List.of("starting: first reconcile not done yet");
     private volatile long busySinceNanos;
     private volatile boolean loopRunning;
@@ -48,14 +51,26 @@ final class AgentStatus
         return details.stream().map(Supplier::get).filter(detail -> !detail.isEmpty()).toList();
     }
 
+    /**
+     * @return why not ready: the last pass's reasons, and a pass under way for longer than {@link #PASS_NOT_READY}
+     *         (what the runtime loads is not known until it ends: a pass stuck on a file says so within a second)
+     */
     List<String> notReady()
     {
+        long since = busySinceNanos;
+        if (since != 0 && System.nanoTime() - since > PASS_NOT_READY.toNanos()) {
+            List<String> reasons = new java.util.ArrayList<>();
+            reasons.add("a reconcile pass has been under way for " + (System.nanoTime() - since) / 1_000_000
+                    + " ms; what the runtime loads is not known until it ends");
+            reasons.addAll(notReady);
+            return reasons;
+        }
         return notReady;
     }
 
     boolean ready()
     {
-        return notReady.isEmpty();
+        return notReady().isEmpty();
     }
 
     void loopRunning(boolean running)

@@ -45,6 +45,8 @@ final class ReconcileLoop
     private final PeriodicCheck check;
     private final long checkEveryNanos;
     private final Optional<ConfigFileNotice> configNotice;
+    private final GroundCheck ground;
+    private long nextGroundNanos = Long.MAX_VALUE;
     private long nextCheckNanos = Long.MAX_VALUE;
     /** Watches that failed (the inotify limit) are tried again, and everything rescanned, at this time; doubling to 30 s. */
     private long nextWatchRetryNanos = Long.MAX_VALUE;
@@ -75,6 +77,7 @@ final class ReconcileLoop
         this.check = new PeriodicCheck(engine.host(), engine.config().paths(), engine.config().plugin().type(), scanner, intake, metrics);
         this.checkEveryNanos = engine.config().run().periodicCheck().toNanos();
         this.configNotice = ConfigFileNotice.of(engine.config());
+        this.ground = new GroundCheck(engine.config().paths());
         configNotice.ifPresent(notice -> {
             status.addDetail(notice::describe);
             metrics.addGauge(ConfigFileNotice.METRIC_NAME, ConfigFileNotice.METRIC_HELP, notice::changedGauge);
@@ -99,6 +102,7 @@ final class ReconcileLoop
             if (checkEveryNanos > 0) {
                 nextCheckNanos = System.nanoTime() + checkEveryNanos;
             }
+            nextGroundNanos = System.nanoTime() + GroundCheck.EVERY_NANOS;
             while (!stopping) {
                 EventIntake.Batch batch = intake.next(nextDeadline());
                 status.wakeUpStarted();
@@ -120,6 +124,17 @@ final class ReconcileLoop
                 long now = System.nanoTime();
                 for (Timers.Timer timer : timers.takeDue(now)) {
                     request.timerDue(timer);
+                }
+                if (now - nextGroundNanos >= 0) {
+                    Optional<String> moved = ground.look();
+                    if (moved.isPresent()) {
+                        log.warn("{}; looking at everything again", moved.get());
+                        request.rescan();
+                        scanner.changedEverything();
+                        // The check re-arms each watch where its directory is now (a mount hides the old one).
+                        nextCheckNanos = now;
+                    }
+                    nextGroundNanos = now + GroundCheck.EVERY_NANOS;
                 }
                 if (now - nextCheckNanos >= 0) {
                     periodicCheck(request, now);
@@ -152,16 +167,19 @@ final class ReconcileLoop
         return directories;
     }
 
-    /** @return when the loop must wake up without an event: the next timer, the periodic check, or a watch to try again */
+    /**
+     * @return when the loop must wake up without an event: the next timer, the periodic check, a watch to try again, or
+     *         the look at what changes without an event ({@link GroundCheck})
+     */
     private OptionalLong nextDeadline()
     {
-        OptionalLong timer = timers.nextDueNanos();
-        long own = nextWatchRetryNanos != Long.MAX_VALUE && (nextCheckNanos == Long.MAX_VALUE || nextWatchRetryNanos - nextCheckNanos < 0)
-                ? nextWatchRetryNanos : nextCheckNanos;
-        if (own == Long.MAX_VALUE) {
-            return timer;
+        OptionalLong earliest = timers.nextDueNanos();
+        for (long own : new long[] {nextWatchRetryNanos, nextCheckNanos, nextGroundNanos}) {
+            if (own != Long.MAX_VALUE && (earliest.isEmpty() || own - earliest.getAsLong() < 0)) {
+                earliest = OptionalLong.of(own);
+            }
         }
-        return OptionalLong.of(timer.isPresent() && timer.getAsLong() - own < 0 ? timer.getAsLong() : own);
+        return earliest;
     }
 
     /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a timer, and try the watch. */
@@ -218,7 +236,8 @@ final class ReconcileLoop
             request.rescan();
             scanner.changedEverything();
         }
-        nextCheckNanos = now + (outcome.unsure() ? TimeUnit.MILLISECONDS.toNanos(PeriodicCheck.SETTLE_MILLIS) : checkEveryNanos);
+        nextCheckNanos = outcome.unsure() ? now + TimeUnit.MILLISECONDS.toNanos(PeriodicCheck.SETTLE_MILLIS)
+                : checkEveryNanos > 0 ? now + checkEveryNanos : Long.MAX_VALUE;
     }
 
     /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */

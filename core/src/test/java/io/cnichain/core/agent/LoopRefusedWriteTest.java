@@ -1,7 +1,7 @@
 package io.cnichain.core.agent;
 
-import io.cnichain.core.reliability.NeedsRoot;
-import io.cnichain.core.reliability.NeedsRootExtension;
+import io.cnichain.testkit.NeedsRoot;
+import io.cnichain.testkit.NeedsRootExtension;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;

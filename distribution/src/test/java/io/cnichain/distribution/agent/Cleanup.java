@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.NeedsRootExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;

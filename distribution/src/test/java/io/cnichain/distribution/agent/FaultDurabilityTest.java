@@ -4,6 +4,7 @@ import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
+import io.cnichain.testkit.NeedsRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -2,6 +2,7 @@ package io.cnichain.distribution.agent;
 
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
+import io.cnichain.testkit.NeedsRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -1,4 +1,4 @@
-package io.cnichain.core.reliability;
+package io.cnichain.testkit;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -67,15 +67,37 @@ public final class NeedsRootExtension
                 .findFirst();
     }
 
+    /** @return the mount points of this machine, from {@code /proc/self/mounts} */
+    public static java.util.Set<String> mountPoints()
+    {
+        try {
+            java.util.Set<String> points = new java.util.HashSet<>();
+            for (String line : Files.readAllLines(Path.of("/proc/self/mounts"))) {
+                // Spaces and other characters in a mount point are octal escapes there.
+                String point = line.split(" ")[1];
+                points.add(point.replace("\\040", " "));
+            }
+            return points;
+        }
+        catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Runs a command; fails the test when it fails. */
-    public static void run(String... command)
+    public static String run(String... command)
     {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes());
-            if (process.waitFor() != 0) {
+            if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish within 60 s: " + out);
+            }
+            if (process.exitValue() != 0) {
                 throw new AssertionError(String.join(" ", command) + " failed: " + out);
             }
+            return out;
         }
         catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

@@ -1,4 +1,4 @@
-package io.cnichain.core.reliability;
+package io.cnichain.testkit;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -9,7 +9,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * A test class of the reliability suite that needs root (owners, {@code chattr}, mounts) and some commands. Without
+ * A test class that needs root (owners, {@code chattr}, mounts) and some commands. Without
  * them it is skipped with a loud banner, unless {@code CI=true}, where it fails: a suite that proves nothing must not
  * look green in CI.
  */
