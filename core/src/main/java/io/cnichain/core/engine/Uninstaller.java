@@ -101,9 +101,9 @@ public final class Uninstaller
         }
         else {
             try {
-                if (kubeconfig.exists()) {
-                    log.info("Removing {} kubeconfig: {}", type, kubeconfig.hostPath());
+                if (kubeconfig.present()) {
                     kubeconfigRemoved = kubeconfig.remove();
+                    log.info("Removing {} kubeconfig: {}", type, kubeconfig.hostPath());
                 }
             }
             catch (CniChainException e) {

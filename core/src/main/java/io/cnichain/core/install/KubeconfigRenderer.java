@@ -10,6 +10,9 @@ import java.util.Optional;
  */
 public final class KubeconfigRenderer
 {
+    /** The first line, as Linkerd's installer writes it: how a kubeconfig is known to be ours (or its). */
+    public static final String HEADER = "# Kubeconfig file for linkerd CNI plugin.\n";
+
     private static final String REDACTED = "<redacted>";
 
     private KubeconfigRenderer() {}
@@ -41,8 +44,7 @@ public final class KubeconfigRenderer
     private static String render(String server, String token, Optional<byte[]> ca, boolean redact)
     {
         String tls = ca.isPresent() ? "    certificate-authority-data: " + Base64.getEncoder().encodeToString(ca.get()) : "    insecure-skip-tls-verify: true";
-        return """
-                # Kubeconfig file for linkerd CNI plugin.
+        return HEADER + """
                 apiVersion: v1
                 kind: Config
                 clusters:

@@ -28,6 +28,8 @@ import static java.util.Objects.requireNonNull;
 public final class KubeconfigWriter
 {
     private static final Logger log = LoggerFactory.getLogger(KubeconfigWriter.class);
+    /** The first line of every kubeconfig we write, and of Linkerd's installer's. */
+    private static final byte[] OUR_HEADER = KubeconfigRenderer.HEADER.getBytes(StandardCharsets.UTF_8);
     /** A token or a CA bundle is a few kilobytes. */
     private static final long MAX_POD_FILE_BYTES = 1024 * 1024;
 
@@ -69,6 +71,11 @@ public final class KubeconfigWriter
         KubeconfigRenderer.Rendered rendered = render();
         byte[] content = rendered.full().getBytes(StandardCharsets.UTF_8);
         Path file = host.toContainer(hostPath);
+        Optional<String> theirs = notOurs(file);
+        if (theirs.isPresent()) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, hostPath, theirs.get() + ": refusing to replace it; name another file "
+                    + "(kubeconfig.fileName, KUBECONFIG_FILE_NAME)");
+        }
         try {
             if (Arrays.equals(Files.readAllBytes(file), content) && Files.getPosixFilePermissions(file).equals(settings.mode())) {
                 return false;
@@ -91,7 +98,41 @@ public final class KubeconfigWriter
      */
     public boolean remove()
     {
-        return writer.delete(host.toContainer(hostPath), hostPath);
+        Path file = host.toContainer(hostPath);
+        Optional<String> theirs = notOurs(file);
+        if (theirs.isPresent()) {
+            throw new CniChainException(ErrorCode.KUBECONFIG, hostPath, theirs.get() + ": left in place");
+        }
+        return writer.delete(file, hostPath);
+    }
+
+    /**
+     * Only a file we (or Linkerd's installer, whose kubeconfig we take over) wrote is ours to replace or remove: a
+     * regular file that starts with the header both write. Another tool's file of that name (a typo in the name, or a
+     * name taken from another tool) is never touched.
+     *
+     * @return why the file there is not ours; empty when it is, or when there is none
+     */
+    private static Optional<String> notOurs(Path file)
+    {
+        byte[] head;
+        try {
+            head = io.cnichain.core.fs.linux.FileSystemCalls.get().readRegularFile(file, OUR_HEADER.length);
+        }
+        catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+        catch (io.cnichain.core.fs.linux.FileSystemCalls.NotRegularFile e) {
+            return Optional.of("is " + e.kind() + ", not the kubeconfig cni-chain writes");
+        }
+        catch (IOException e) {
+            return Optional.of("cannot be read (" + e.getMessage() + "), so it cannot be told to be ours");
+        }
+        if (!Arrays.equals(Arrays.copyOf(head, Math.min(head.length, OUR_HEADER.length)), OUR_HEADER)) {
+            return Optional.of("exists and was not written by cni-chain or Linkerd's installer (it does not start with '"
+                    + new String(OUR_HEADER, StandardCharsets.UTF_8) + "')");
+        }
+        return Optional.empty();
     }
 
     /**
@@ -99,7 +140,13 @@ public final class KubeconfigWriter
      */
     public boolean exists()
     {
-        return Files.isRegularFile(host.toContainer(hostPath));
+        return Files.isRegularFile(host.toContainer(hostPath), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** @return whether anything (a file, a link, ...) is at the kubeconfig's path */
+    public boolean present()
+    {
+        return Files.exists(host.toContainer(hostPath), java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
     /**
