@@ -82,4 +82,28 @@ class UninstallKeepsWhatIsNamedTest
         assertThat(theirs.out()).contains("/opt/cni/bin/linkerd-cni: left in place: its bytes changed since install copied it");
         assertThat(node.binDir().resolve("linkerd-cni")).exists();
     }
+
+    /** A chained type the primary's list already runs (Calico's bandwidth): refused, naming it; nothing of the host's replaced. */
+    @Test
+    void aChainedTypeThePrimaryAlreadyRunsIsRefused(TestNode node)
+            throws IOException
+    {
+        String calico = "{\"name\":\"k8s-pod-network\",\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"calico\"},"
+                + "{\"type\":\"bandwidth\",\"capabilities\":{\"bandwidth\":true}},{\"type\":\"portmap\",\"capabilities\":{\"portMappings\":true}}]}";
+        Files.writeString(node.conf("10-calico.conflist"), calico);
+        // The host's bandwidth, with the bytes of the one the image would copy.
+        Files.copy(node.imageBinDir().resolve("linkerd-cni"), node.imageBinDir().resolve("bandwidth"));
+        Files.copy(node.imageBinDir().resolve("linkerd-cni"), node.binDir().resolve("bandwidth"));
+        Map<String, String> env = Map.of("CNI_NETWORK_CONFIG", "{\"name\":\"bandwidth\",\"type\":\"bandwidth\"}");
+
+        RealLauncher.Run install = RealLauncher.run(node, env, "install");
+        assertThat(install.code()).as(install.toString()).isEqualTo(1);
+        assertThat(install.out()).contains("/etc/cni/net.d/10-calico.conflist: already runs a plugin of type bandwidth of its own (plugin 2 of 3, "
+                + "not the last, not named bandwidth)");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(calico);
+
+        RealLauncher.Run uninstall = RealLauncher.run(node, env, "uninstall");
+        assertThat(node.read("10-calico.conflist")).as(uninstall.toString()).isEqualTo(calico);
+        assertThat(node.binDir().resolve("bandwidth")).exists();
+    }
 }

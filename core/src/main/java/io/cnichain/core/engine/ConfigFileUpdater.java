@@ -109,6 +109,12 @@ final class ConfigFileUpdater
 
     FileOutcome uninstall(Path path, Path target, String type)
     {
+        return uninstall(path, target, type, Optional.empty());
+    }
+
+    /** @param ourName our entry's {@code name}, if it has one: a plugin of our type without it is the primary's */
+    FileOutcome uninstall(Path path, Path target, String type, Optional<String> ourName)
+    {
         String loadName = loadName(path, target);
         byte[] bytes;
         try {
@@ -122,7 +128,7 @@ final class ConfigFileUpdater
             }
             return new FileOutcome(path, FileOutcome.Result.FAILED, e.getMessage() + "; it may run " + type, List.of());
         }
-        PatchPlan plan = ConfigFilePatcher.planUninstall(loadName, target.getFileName().toString(), bytes, type);
+        PatchPlan plan = ConfigFilePatcher.planUninstall(loadName, target.getFileName().toString(), bytes, type, ourName);
         if (!(plan instanceof PatchPlan.Unchanged) && !(plan instanceof PatchPlan.Refused)) {
             log.info("Removing {} config from {}", type, path.equals(target) ? path : path + " (" + target + ")");
         }

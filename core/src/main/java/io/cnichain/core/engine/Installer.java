@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +83,14 @@ public final class Installer
             }
             return new InstallReport(selection, List.of(), List.of(), false, problem);
         }
+        Optional<String> clash = primaryRunsOurType(selection);
+        if (clash.isPresent()) {
+            // Before anything is written: our binary would take the place of the primary's own.
+            log.error("Not installing anything: {}", clash.get());
+            List<FileOutcome> refused = selection.targets().stream()
+                    .map(target -> new FileOutcome(target.path(), FileOutcome.Result.FAILED, clash.get(), List.of())).toList();
+            return new InstallReport(selection, refused, List.of(), false, clash);
+        }
         List<Path> written;
         boolean kubeconfigWritten;
         try {
@@ -100,6 +111,27 @@ public final class Installer
                     : patch(target, selection, snapshot));
         }
         return new InstallReport(selection, outcomes, written, kubeconfigWritten, problem);
+    }
+
+    /** @return why, when a file to patch already runs a plugin of our type of its own ({@link ConfigFilePatcher#primaryPluginOfOurType}) */
+    private Optional<String> primaryRunsOurType(Selection selection)
+    {
+        String type = config.plugin().type();
+        Optional<String> ourName = Optional.ofNullable(config.plugin().template().get("name")).map(name -> name.asText());
+        for (ConfigTarget target : selection.targets()) {
+            try {
+                byte[] bytes = new BoundedFileReader(config.paths().maxConfigBytes()).read(host.toContainer(target.resolvedFile()), target.resolvedFile());
+                Optional<String> why = ConfigFilePatcher.primaryPluginOfOurType(CniConfigParser.parse(target.path().getFileName().toString(), bytes),
+                        type, ourName);
+                if (why.isPresent()) {
+                    return Optional.of(target.resolvedFile() + ": " + why.get());
+                }
+            }
+            catch (RuntimeException e) {
+                // A file that cannot be read or parsed is judged, and said, when it is patched.
+            }
+        }
+        return Optional.empty();
     }
 
     /** What makes a pass fail even when every file it can patch is patched. */

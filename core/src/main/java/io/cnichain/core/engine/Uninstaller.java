@@ -58,12 +58,13 @@ public final class Uninstaller
     UninstallReport uninstall()
     {
         String type = config.plugin().type();
+        Optional<String> ourName = Optional.ofNullable(config.plugin().template().get("name")).map(name -> name.asText());
         log.info("Removing {} artifacts.", type);
         writer.removeStaleTemps(layout.containerConfDir());
         List<FileOutcome> outcomes = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (Map.Entry<Path, Path> file : cleanupCandidates(layout.snapshot()).entrySet()) {
-            FileOutcome outcome = updater.uninstall(file.getValue(), file.getKey(), type);
+            FileOutcome outcome = updater.uninstall(file.getValue(), file.getKey(), type, ourName);
             outcomes.add(outcome);
             switch (outcome.result()) {
                 case FAILED -> {

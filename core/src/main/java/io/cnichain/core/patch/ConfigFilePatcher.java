@@ -3,9 +3,11 @@ package io.cnichain.core.patch;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
+import io.cnichain.core.json.JsonValue;
 import io.cnichain.spi.CniConfig.Format;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -57,6 +59,11 @@ public final class ConfigFilePatcher
                 }
                 return new PatchPlan.Replace(listName.get(), checked(listName.get(), Patcher.toList(loaded, targetName, entry)));
             }
+            Optional<String> primarys = primaryPluginOfOurType(loaded, entry.get("type").asText(),
+                    Optional.ofNullable(entry.get("name")).map(name -> name.asText()));
+            if (primarys.isPresent()) {
+                return new PatchPlan.Refused(primarys.get(), PatchPlan.Refused.Cause.CANNOT_EDIT);
+            }
             Optional<String> text = Patcher.insert(loaded, entry);
             if (text.isEmpty()) {
                 return new PatchPlan.Unchanged("already holds the entry");
@@ -69,6 +76,32 @@ public final class ConfigFilePatcher
     }
 
     /**
+     * A chained plugin is the list's last. A plugin of our type before the last, without our entry's {@code name}, is the
+     * primary's own (Calico's {@code {"type": "bandwidth", "capabilities": ...}} in {@code [calico, bandwidth,
+     * portmap]} when our type is set to {@code bandwidth}): install would replace it with our entry, and uninstall would
+     * then remove it, and the binary with it. Ours, moved before the last by someone (it has our name), is updated where
+     * it is.
+     *
+     * @return why, when the list runs a plugin of our type of its own
+     */
+    public static Optional<String> primaryPluginOfOurType(LoadedConfig loaded, String type, Optional<String> ourName)
+    {
+        List<LoadedConfig.Plugin> plugins = loaded.plugins();
+        for (int i = 0; i < plugins.size() - 1; i++) {
+            LoadedConfig.Plugin plugin = plugins.get(i);
+            Optional<String> name = plugin.value() instanceof JsonValue.JObject object
+                    ? object.get("name").filter(value -> value instanceof JsonValue.JString).map(value -> ((JsonValue.JString) value).value())
+                    : Optional.empty();
+            if (plugin.type().equals(type) && (ourName.isEmpty() || !name.equals(ourName))) {
+                return Optional.of("already runs a plugin of type " + type + " of its own (plugin " + (i + 1) + " of " + plugins.size()
+                        + ", not the last" + (ourName.isPresent() ? ", not named " + ourName.get() : "") + "): a chained plugin of the same "
+                        + "type would replace it, and uninstall would remove it; give the chained plugin a type the primary's list does not use");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * @param loadName   the name the runtime loads the file by
      * @param targetName the name of the file itself
      * @param bytes      its content
@@ -76,6 +109,16 @@ public final class ConfigFilePatcher
      * @return the plan: remove our entry, and put back a single-plugin file we converted
      */
     public static PatchPlan planUninstall(String loadName, String targetName, byte[] bytes, String type)
+    {
+        return planUninstall(loadName, targetName, bytes, type, Optional.empty());
+    }
+
+    /**
+     * @param ourName our entry's {@code name}, when known: a plugin of our type that is not ours (see
+     *                {@link #primaryPluginOfOurType}) makes the plan a refusal, so that nothing of the primary's goes
+     * @return the plan
+     */
+    public static PatchPlan planUninstall(String loadName, String targetName, byte[] bytes, String type, Optional<String> ourName)
     {
         LoadedConfig loaded;
         try {
@@ -89,6 +132,10 @@ public final class ConfigFilePatcher
         }
         if (loaded.summary().format() == Format.SINGLE) {
             return new PatchPlan.Unchanged("is a single-plugin configuration; nothing of ours in it");
+        }
+        Optional<String> primarys = ourName.isEmpty() ? Optional.empty() : primaryPluginOfOurType(loaded, type, ourName);
+        if (primarys.isPresent()) {
+            return new PatchPlan.Refused(primarys.get(), PatchPlan.Refused.Cause.CANNOT_EDIT);
         }
         try {
             Optional<String> removed = Patcher.remove(loaded, type);
