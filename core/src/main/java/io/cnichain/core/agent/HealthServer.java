@@ -4,14 +4,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -22,12 +27,16 @@ import static java.util.Objects.requireNonNull;
  * our entry, binary and kubeconfig present, no fight; the body says which condition fails) and
  * {@code /metrics} (Prometheus text).
  *
- * <p>One thread waits in {@code accept}, so nothing runs while no one asks: the JDK's HTTP server woke its dispatcher
- * every second and kept two more threads, on every node, for three plain-text answers. Each connection is answered on
- * a thread of its own, at most {@value #MAX_CLIENTS} at a time, so a client that sends nothing (or sends slowly) holds
- * no one else back: a probe is answered while others stall. A request is a {@code GET} or {@code HEAD} whose head (at
- * most {@value #MAX_HEAD} bytes) arrives within {@value #REQUEST_SECONDS} second, as a probe's does at once; each
- * answer closes its connection (kubelet's probes open one per probe, and so may a scraper).
+ * <p>One thread, one selector: it accepts every connection waiting, reads each request's head as its bytes arrive
+ * and answers as soon as the head is whole (the answers are in memory), so nothing runs while no one asks and no
+ * client holds another back. Each connection has {@value #REQUEST_SECONDS} second from its accept to send a head of
+ * at most {@value #MAX_HEAD} bytes, as a probe does at once; then it is closed unanswered. At most
+ * {@value #MAX_CLIENTS} connections are open at a time: one more evicts the oldest that has not sent its head (one
+ * that sent nothing first), so a flood of idle connections (hundreds, reopened as fast as they are closed) costs a
+ * probe one turn of the loop. A
+ * limit per client address would not help: the kubelet's probes come from 127.0.0.1 (the pod has the host's
+ * network and the probes say {@code host: 127.0.0.1}), as would a local flood. Each answer closes its connection
+ * (the kubelet's probes open one per probe, and so may a scraper).
  */
 final class HealthServer
 {
@@ -35,17 +44,23 @@ final class HealthServer
 
     static final int MAX_HEAD = 8192;
     static final int REQUEST_SECONDS = 1;
-    /** Connections answered at once; the next one waits in the accept queue until one is done. */
-    static final int MAX_CLIENTS = 16;
+    /**
+     * Connections open at once; one more evicts the oldest still waiting for its head. An idle connection costs a file
+     * descriptor and nothing else (its buffer is taken when its first byte comes).
+     */
+    static final int MAX_CLIENTS = 512;
+    /** The kernel's queue of connections not yet accepted; the loop empties it on every turn. */
+    private static final int BACKLOG = 512;
 
-    private final java.util.concurrent.Semaphore clients = new java.util.concurrent.Semaphore(MAX_CLIENTS);
-
-    private final ServerSocket socket;
+    private final ServerSocketChannel socket;
+    private final Selector selector;
     private final Thread thread;
     private final AgentStatus status;
     private final AgentMetrics metrics;
     private final Duration stuckAfter;
     private final boolean metricsOnly;
+    /** Open connections, oldest first. */
+    private final Deque<Client> clients = new ArrayDeque<>();
 
     /**
      * @param port       the port (0: any free one, see {@link #port()})
@@ -69,41 +84,38 @@ final class HealthServer
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.stuckAfter = requireNonNull(stuckAfter, "stuckAfter is null");
-        socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        socket.bind(new InetSocketAddress(address, port), 16);
-        thread = new Thread(new Runnable()
-        {
-            @Override
-            public void run()
-            {
-                serve();
-            }
-        }, "health-server");
+        socket = ServerSocketChannel.open();
+        socket.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        socket.bind(new InetSocketAddress(address, port), BACKLOG);
+        socket.configureBlocking(false);
+        selector = Selector.open();
+        socket.register(selector, SelectionKey.OP_ACCEPT);
+        thread = new Thread(this::serve, "health-server");
         thread.setDaemon(true);
     }
 
     void start()
     {
         thread.start();
-        log.info(metricsOnly ? "Metrics on {}:{}: /metrics" : "Health endpoints on {}:{}: /healthz /readyz /metrics", socket.getInetAddress().getHostAddress(),
+        log.info(metricsOnly ? "Metrics on {}:{}: /metrics" : "Health endpoints on {}:{}: /healthz /readyz /metrics", address().getHostAddress(),
                 port());
     }
 
     java.net.InetAddress address()
     {
-        return socket.getInetAddress();
+        return socket.socket().getInetAddress();
     }
 
     int port()
     {
-        return socket.getLocalPort();
+        return socket.socket().getLocalPort();
     }
 
-    /** Closes the port; a request being answered is cut off. */
+    /** Closes the port and every connection; a request being answered is cut off. */
     void stop()
     {
         try {
+            selector.close();
             socket.close();
         }
         catch (IOException e) {
@@ -119,125 +131,248 @@ final class HealthServer
 
     private void serve()
     {
-        while (!socket.isClosed()) {
-            Socket client;
-            try {
-                clients.acquire();
-                client = socket.accept();
+        try {
+            while (selector.isOpen()) {
+                selector.select(this::ready, nextDeadlineMillis());
+                closeExpired();
             }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            catch (IOException | RuntimeException e) {
-                clients.release();
-                if (socket.isClosed()) {
-                    return;
-                }
-                log.debug("health port: {}", e.toString());
-                continue;
-            }
-            Thread handler = new Thread(new Runnable()
-            {
-                @Override
-                public void run()
-                {
-                    try (client) {
-                        answer(client);
-                    }
-                    catch (IOException | RuntimeException e) {
-                        // One client's trouble (it hung up, it sent too slowly) is its own.
-                        log.debug("health request: {}", e.toString());
-                    }
-                    finally {
-                        clients.release();
-                    }
-                }
-            }, "health-request");
-            handler.setDaemon(true);
-            handler.start();
+        }
+        catch (IOException | ClosedSelectorException e) {
+            // stop() closed the selector: the server is done.
+        }
+        finally {
+            clients.forEach(Client::close);
+            clients.clear();
         }
     }
 
-    private void answer(Socket client)
-            throws IOException
+    private void ready(SelectionKey key)
     {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REQUEST_SECONDS);
-        Optional<String> requestLine = requestLine(client, deadline);
-        OutputStream out = client.getOutputStream();
-        String[] parts = requestLine.map(line -> line.split(" ", -1)).orElse(new String[0]);
+        if (key.isValid() && key.isAcceptable()) {
+            acceptAll();
+        }
+        else if (key.isValid() && key.attachment() instanceof Client client) {
+            try {
+                client.onReady(key);
+            }
+            catch (IOException | RuntimeException e) {
+                // One client's trouble (it hung up, it sent garbage) is its own.
+                log.debug("health request: {}", e.toString());
+                client.close();
+            }
+            if (!client.channel.isOpen()) {
+                clients.remove(client);
+            }
+        }
+    }
+
+    private void acceptAll()
+    {
+        while (true) {
+            SocketChannel channel;
+            try {
+                channel = socket.accept();
+            }
+            catch (IOException e) {
+                log.debug("health port: {}", e.toString());
+                return;
+            }
+            if (channel == null) {
+                return;
+            }
+            if (clients.size() >= MAX_CLIENTS) {
+                evictOne();
+            }
+            try {
+                channel.configureBlocking(false);
+                Client client = new Client(channel, System.nanoTime() + TimeUnit.SECONDS.toNanos(REQUEST_SECONDS));
+                SelectionKey key = channel.register(selector, SelectionKey.OP_READ, client);
+                clients.addLast(client);
+                // A probe sends its request with the connection: answered now, before a burst of others can push it out.
+                ready(key);
+            }
+            catch (IOException e) {
+                closeQuietly(channel);
+            }
+        }
+    }
+
+    /**
+     * Makes room for one more: the oldest connection that, read once more, still has not sent its whole head is closed;
+     * those that have are answered on the way.
+     */
+    private void evictOne()
+    {
+        for (Iterator<Client> each = clients.iterator(); each.hasNext(); ) {
+            Client silent = each.next();
+            if (silent.head == null) {
+                SelectionKey key = silent.channel.keyFor(selector);
+                if (key != null) {
+                    ready(key);
+                }
+                if (silent.head == null && silent.channel.isOpen()) {
+                    each.remove();
+                    silent.close();
+                    return;
+                }
+                break;
+            }
+        }
+        while (!clients.isEmpty()) {
+            Client oldest = clients.peekFirst();
+            SelectionKey key = oldest.channel.keyFor(selector);
+            if (key != null) {
+                ready(key);
+            }
+            if (clients.peekFirst() == oldest) {
+                clients.removeFirst();
+                oldest.close();
+                return;
+            }
+            if (clients.size() < MAX_CLIENTS) {
+                return;
+            }
+        }
+    }
+
+    /** @return how long the selector may wait: until the oldest connection's deadline, or for ever (0) when none is open */
+    private long nextDeadlineMillis()
+    {
+        Client oldest = clients.peekFirst();
+        if (oldest == null) {
+            return 0;
+        }
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(oldest.deadlineNanos - System.nanoTime()) + 1);
+    }
+
+    private void closeExpired()
+    {
+        long now = System.nanoTime();
+        for (Iterator<Client> each = clients.iterator(); each.hasNext(); ) {
+            Client client = each.next();
+            if (!client.channel.isOpen()) {
+                each.remove();
+            }
+            else if (now - client.deadlineNanos >= 0) {
+                log.debug("health request: no complete request within {} s; closed", REQUEST_SECONDS);
+                client.close();
+                each.remove();
+            }
+        }
+    }
+
+    /** A connection: its head as it arrives, then its answer as the socket takes it. */
+    private final class Client
+    {
+        private final SocketChannel channel;
+        private final long deadlineNanos;
+        /** Taken when the first byte comes: an idle connection holds none. */
+        private ByteBuffer head;
+        private ByteBuffer answer;
+
+        Client(SocketChannel channel, long deadlineNanos)
+        {
+            this.channel = channel;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        void onReady(SelectionKey key)
+                throws IOException
+        {
+            if (answer == null) {
+                if (head == null) {
+                    ByteBuffer first = ByteBuffer.allocate(1);
+                    if (channel.read(first) == 0) {
+                        return;
+                    }
+                    head = ByteBuffer.allocate(MAX_HEAD);
+                    head.put(first.flip());
+                }
+                int read = channel.read(head);
+                Optional<String> line = requestLine(head);
+                if (line.isEmpty() && read >= 0 && head.hasRemaining()) {
+                    return;
+                }
+                answer = ByteBuffer.wrap(answer(line.orElse("")));
+                key.interestOps(SelectionKey.OP_WRITE);
+            }
+            channel.write(answer);
+            if (!answer.hasRemaining()) {
+                close();
+            }
+        }
+
+        void close()
+        {
+            closeQuietly(channel);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel channel)
+    {
+        try {
+            channel.close();
+        }
+        catch (IOException e) {
+            // nothing to do: it is gone either way
+        }
+    }
+
+    /** @return the whole answer to a request line (empty for a head that never came whole: 400) */
+    private byte[] answer(String requestLine)
+    {
+        String[] parts = requestLine.split(" ", -1);
         if (parts.length != 3 || !parts[1].startsWith("/") || !parts[2].startsWith("HTTP/1.")) {
-            respond(out, 400, "Bad Request", "a GET of /healthz, /readyz or /metrics, in HTTP/1.x\n", "text/plain", false, "");
-            return;
+            return respond(400, "Bad Request", "a GET of /healthz, /readyz or /metrics, in HTTP/1.x\n", "text/plain", false, "");
         }
         boolean head = parts[0].equals("HEAD");
         if (!head && !parts[0].equals("GET")) {
-            respond(out, 405, "Method Not Allowed", "only GET and HEAD\n", "text/plain", false, "Allow: GET, HEAD\r\n");
-            return;
+            return respond(405, "Method Not Allowed", "only GET and HEAD\n", "text/plain", false, "Allow: GET, HEAD\r\n");
         }
         int query = parts[1].indexOf('?');
         String path = query < 0 ? parts[1] : parts[1].substring(0, query);
         if (metricsOnly && !path.equals("/metrics")) {
             // A scraper's listener: what /readyz says (host paths, errors) stays on the health listener.
-            respond(out, 404, "Not Found", "only /metrics here\n", "text/plain", head, "");
-            return;
+            return respond(404, "Not Found", "only /metrics here\n", "text/plain", head, "");
         }
-        switch (path) {
+        return switch (path) {
             case "/healthz" -> {
                 String problem = status.unhealthy(stuckAfter);
-                respond(out, problem == null ? 200 : 503, problem == null ? "OK" : "Service Unavailable", problem == null ? "ok\n" : problem + "\n",
+                yield respond(problem == null ? 200 : 503, problem == null ? "OK" : "Service Unavailable", problem == null ? "ok\n" : problem + "\n",
                         "text/plain", head, "");
             }
             case "/readyz" -> {
                 var reasons = status.notReady();
                 StringBuilder body = new StringBuilder(reasons.isEmpty() ? "ready\n" : "not ready:\n- " + String.join("\n- ", reasons) + "\n");
                 status.details().forEach(detail -> body.append(detail).append('\n'));
-                respond(out, reasons.isEmpty() ? 200 : 503, reasons.isEmpty() ? "OK" : "Service Unavailable", body.toString(), "text/plain", head, "");
+                yield respond(reasons.isEmpty() ? 200 : 503, reasons.isEmpty() ? "OK" : "Service Unavailable", body.toString(), "text/plain", head, "");
             }
-            case "/metrics" -> respond(out, 200, "OK", metrics.render(status.ready()), "text/plain; version=0.0.4", head, "");
-            default -> respond(out, 404, "Not Found", "try /healthz, /readyz or /metrics\n", "text/plain", head, "");
-        }
+            case "/metrics" -> respond(200, "OK", metrics.render(status.ready()), "text/plain; version=0.0.4", head, "");
+            default -> respond(404, "Not Found", "try /healthz, /readyz or /metrics\n", "text/plain", head, "");
+        };
     }
 
     /**
-     * Reads the request's head, up to the blank line that ends it.
-     *
-     * @return its first line; empty when the head is too large or cut short
-     * @throws SocketTimeoutException when it is not all there by the deadline (the connection is closed unanswered)
+     * @param head the bytes of the request read so far (position: how many)
+     * @return the request's first line once its head, up to the blank line that ends it, is all there
      */
-    private static Optional<String> requestLine(Socket client, long deadline)
-            throws IOException
+    private static Optional<String> requestLine(ByteBuffer head)
     {
-        InputStream in = client.getInputStream();
-        byte[] head = new byte[MAX_HEAD];
-        int length = 0;
-        while (length < head.length) {
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left <= 0) {
-                throw new SocketTimeoutException("no complete request within " + REQUEST_SECONDS + " s");
-            }
-            client.setSoTimeout((int) left);
-            int read = in.read(head, length, head.length - length);
-            if (read < 0) {
-                return Optional.empty();
-            }
-            int from = Math.max(0, length - 3);
-            length += read;
-            for (int i = from; i < length; i++) {
-                boolean crlf = i + 3 < length && head[i] == '\r' && head[i + 1] == '\n' && head[i + 2] == '\r' && head[i + 3] == '\n';
-                boolean lf = i + 1 < length && head[i] == '\n' && head[i + 1] == '\n';
-                if (crlf || lf) {
-                    String text = new String(head, 0, length, StandardCharsets.ISO_8859_1);
-                    int end = text.indexOf('\n');
-                    return Optional.of(text.substring(0, end > 0 && text.charAt(end - 1) == '\r' ? end - 1 : end));
-                }
+        byte[] bytes = head.array();
+        int length = head.position();
+        for (int i = 0; i < length; i++) {
+            boolean crlf = i + 3 < length && bytes[i] == '\r' && bytes[i + 1] == '\n' && bytes[i + 2] == '\r' && bytes[i + 3] == '\n';
+            boolean lf = i + 1 < length && bytes[i] == '\n' && bytes[i + 1] == '\n';
+            if (crlf || lf) {
+                String text = new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
+                int end = text.indexOf('\n');
+                return Optional.of(text.substring(0, end > 0 && text.charAt(end - 1) == '\r' ? end - 1 : end));
             }
         }
         return Optional.empty();
     }
 
-    private static void respond(OutputStream out, int code, String reason, String body, String type, boolean head, String extraHeaders)
-            throws IOException
+    private static byte[] respond(int code, String reason, String body, String type, boolean head, String extraHeaders)
     {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         String headers = "HTTP/1.1 " + code + " " + reason + "\r\n"
@@ -245,10 +380,12 @@ final class HealthServer
                 + "Content-Length: " + bytes.length + "\r\n"
                 + extraHeaders
                 + "Connection: close\r\n\r\n";
-        out.write(headers.getBytes(StandardCharsets.ISO_8859_1));
-        if (!head) {
-            out.write(bytes);
+        byte[] start = headers.getBytes(StandardCharsets.ISO_8859_1);
+        if (head) {
+            return start;
         }
-        out.flush();
+        byte[] all = java.util.Arrays.copyOf(start, start.length + bytes.length);
+        System.arraycopy(bytes, 0, all, start.length, bytes.length);
+        return all;
     }
 }

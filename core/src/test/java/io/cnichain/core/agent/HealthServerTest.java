@@ -1,5 +1,6 @@
 package io.cnichain.core.agent;
 
+import io.cnichain.testkit.IdleConnections;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -135,6 +136,46 @@ class HealthServerTest
         finally {
             for (Socket socket : stalled) {
                 socket.close();
+            }
+        }
+    }
+
+    /**
+     * 256 idle connections, each reopened as soon as the server closes it (evicted or past its second): every probe is
+     * still answered at once. Before, 16 threads each held by an idle connection for a second left probes waiting in
+     * the accept queue: 30 to 88% of 2 s probes timed out.
+     */
+    @Test
+    void twoHundredFiftySixIdleConnectionsDoNotStallAProbe()
+            throws Exception
+    {
+        try (IdleConnections flood = IdleConnections.open(server.port(), 256)) {
+            Thread.sleep(500);
+            List<Long> millis = new java.util.ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                long start = System.nanoTime();
+                assertThat(exchange("GET /readyz HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 503");
+                millis.add((System.nanoTime() - start) / 1_000_000);
+            }
+            java.util.Collections.sort(millis);
+            System.out.println("30 probes under 256 idle connections: median " + millis.get(15) + " ms, max " + millis.get(29) + " ms");
+            // The kubelet's probe timeout is 1 s by default: the slowest must stay well inside it (the old server's took
+            // 1 s, waiting for an idle connection's second to end).
+            assertThat(millis.get(29)).as("the slowest probe, ms").isLessThan(500L);
+        }
+    }
+
+    /** More idle connections than the server keeps open: the oldest silent ones make room, and probes are answered. */
+    @Test
+    void moreIdleConnectionsThanItKeepsEvictTheSilentOnes()
+            throws Exception
+    {
+        try (IdleConnections flood = IdleConnections.open(server.port(), HealthServer.MAX_CLIENTS + 256)) {
+            Thread.sleep(500);
+            for (int i = 0; i < 10; i++) {
+                long start = System.nanoTime();
+                assertThat(exchange("GET /healthz HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 200 OK");
+                assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(500L);
             }
         }
     }

@@ -81,6 +81,11 @@ final class AgentProcess
         }
     }
 
+    int healthPort()
+    {
+        return healthPort;
+    }
+
     Path logFile()
     {
         return log;
