@@ -131,9 +131,10 @@ public final class KubeApiClient
      * watch (its {@code timeoutSeconds}), {@code events} returns false, or {@code maxDuration} passes (a connection that
      * went silent).
      *
+     * @param opened run once the server has accepted the watch (answered 200), before the first event
      * @throws ApiCallException when the watch cannot start (any answer but 200), or its stream breaks
      */
-    public void watch(String path, Hint hint, Duration maxDuration, java.util.function.Predicate<JsonNode> events)
+    public void watch(String path, Hint hint, Duration maxDuration, Runnable opened, java.util.function.Predicate<JsonNode> events)
             throws ApiCallException, InterruptedException
     {
         HttpResponse<java.util.stream.Stream<String>> response = send("GET", path, HttpRequest.newBuilder(uri(path)).GET(),
@@ -143,6 +144,7 @@ public final class KubeApiClient
                 byte[] body = String.join("\n", (Iterable<String>) lines.limit(100)::iterator).getBytes(StandardCharsets.UTF_8);
                 throw failure("GET", path, response.statusCode(), body, response, hint);
             }
+            opened.run();
             // A watch whose connection died without a word would wait forever: closing the stream ends it.
             java.util.concurrent.CompletableFuture.delayedExecutor(maxDuration.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
                     .execute(lines::close);

@@ -72,7 +72,7 @@ public final class DaemonSetWatch
         return uninstall;
     }
 
-    /** @return whether a watch is open now (for tests and {@code /readyz}'s detail) */
+    /** @return whether a watch is open now: the server accepted it (for tests) */
     public boolean watching()
     {
         return watching;
@@ -159,10 +159,9 @@ public final class DaemonSetWatch
                 + "&resourceVersion=" + URLEncoder.encode(from, StandardCharsets.UTF_8)
                 + "&fieldSelector=" + URLEncoder.encode("metadata.name=" + owner.name(), StandardCharsets.UTF_8);
         String[] version = {from};
-        watching = true;
         try {
             client.watch(path, new Hint(" (the agent's Role must allow list and watch on daemonsets in namespace " + self.namespace() + ")", ""),
-                    Duration.ofSeconds(WATCH_SECONDS + 30), event -> {
+                    Duration.ofSeconds(WATCH_SECONDS + 30), () -> watching = true, event -> {
                         String type = event.path("type").asText();
                         JsonNode object = event.path("object");
                         switch (type) {

@@ -501,4 +501,24 @@ class ConfigLoaderTest
             assertThat(e.getMessage()).contains(message);
         });
     }
+
+    /** Code from the host's side of the mounts would let a ConfigMap edit run code as root on every node. */
+    @Test
+    void pluginsDirAndSourceBinDirOnTheHostsSideAreRefusedNamingTheSetting(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws java.io.IOException
+    {
+        Path yaml = java.nio.file.Files.writeString(dir.resolve("cni-chain.yaml"), "pluginsDir: /host/opt/cni/bin\n");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(yaml), Map.of(), Map.of()))
+                .hasMessageStartingWith(yaml + ": key 'pluginsDir': pluginsDir /host/opt/cni/bin is inside /host, on the host's side of the mounts")
+                .satisfies(e -> assertThat(((io.cnichain.core.CniChainException) e).code()).isEqualTo(io.cnichain.core.ErrorCode.BAD_CONFIG));
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of("CONTAINER_CNI_BIN_DIR", "/opt/image/../../host/tmp"), Map.of()))
+                .hasMessageStartingWith("environment variable CONTAINER_CNI_BIN_DIR: sourceBinDir /host/tmp is inside /host");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--plugins-dir", "/mnt/host/etc/cni/net.d/jars",
+                "--host-root", "/mnt/host")))
+                .hasMessageStartingWith("--plugins-dir: pluginsDir /mnt/host/etc/cni/net.d/jars is inside /mnt/host");
+        // The image's own directories, and anything on a host run with host root /, are fine.
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).adapters().pluginsDir()).isEqualTo(ConfigLoader.DEFAULT_PLUGINS_DIR);
+        assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", "/", "--plugins-dir", "/opt/cni/bin/jars"))
+                .adapters().pluginsDir()).isEqualTo(Path.of("/opt/cni/bin/jars"));
+    }
 }

@@ -368,6 +368,8 @@ public final class FakeApiServer
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.sendResponseHeaders(200, 0);
         OutputStream out = exchange.getResponseBody();
+        // As the API server: the head goes at once, before any event.
+        out.flush();
         int next = 0;
         try (out) {
             while (true) {
