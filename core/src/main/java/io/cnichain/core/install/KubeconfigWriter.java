@@ -130,7 +130,7 @@ public final class KubeconfigWriter
         }
         if (!Arrays.equals(Arrays.copyOf(head, Math.min(head.length, OUR_HEADER.length)), OUR_HEADER)) {
             return Optional.of("exists and was not written by cni-chain or Linkerd's installer (it does not start with '"
-                    + new String(OUR_HEADER, StandardCharsets.UTF_8) + "')");
+                    + new String(OUR_HEADER, StandardCharsets.UTF_8).strip() + "')");
         }
         return Optional.empty();
     }

@@ -121,7 +121,7 @@ class FaultDiskFullTest
             long exitMs = (System.nanoTime() - signalled) / 1_000_000;
             assertThat(agent.log()).contains("Failed to remove linkerd-cni from /etc/cni/net.d/10-calico.conflist")
                     .contains("No space left on device")
-                    .contains("keeping the kubeconfig and the linkerd-cni binary")
+                    .contains("keeping the kubeconfig and the binaries: [/etc/cni/net.d/10-calico.conflist] still name linkerd-cni")
                     .contains("Exiting with 2 cleanup failure(s)");
             assertThat(Files2.read(file)).as("our entry, whole: a file naming our plugin keeps its binary").isEqualTo(patched);
             assertThat(node.binDir().resolve("linkerd-cni")).exists();

@@ -36,8 +36,9 @@ class FaultDurabilityTest
     {
         Path conf = node.write("10-bridge.conf", FaultKillStormTest.bridge(0));
         Files.setPosixFilePermissions(conf, PosixFilePermissions.fromString("rw-r-----"));
-        // A kubeconfig left wider than it should be by someone: ours replaces it with the configured mode.
-        Path kubeconfig = node.write("ZZZ-linkerd-cni-kubeconfig", "old");
+        // An earlier kubeconfig of ours (or Linkerd's installer's) left wider than it should be by someone: replaced with
+        // the configured mode.
+        Path kubeconfig = node.write("ZZZ-linkerd-cni-kubeconfig", "# Kubeconfig file for linkerd CNI plugin.\nold\n");
         Files.setPosixFilePermissions(kubeconfig, PosixFilePermissions.fromString("rw-r--r--"));
 
         List<List<Strace.Call>> install = traced(node, "install");
