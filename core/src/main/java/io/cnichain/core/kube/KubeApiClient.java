@@ -185,16 +185,32 @@ public final class KubeApiClient
         return send(method, path, request, HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    /** Sends with the token; the time bound is on the answer's head (a watch's body then streams without one). */
+    /**
+     * Sends with the token; the time bound is on the answer's head (a watch's body then streams without one).
+     *
+     * <p>API servers and the load balancers before them close keep-alive connections that sat idle. A request sent on
+     * one just as it closes gets no answer at all ("header parser received no bytes", a reset): it is sent once more,
+     * at once, on a new connection. Safe for what we send: GETs, and JSON patches whose {@code test} operation makes
+     * a repeat of an applied patch fail (422) instead of applying twice. Timeouts and answers are never sent again.
+     */
     private <T> HttpResponse<T> send(String method, String path, HttpRequest.Builder request, HttpResponse.BodyHandler<T> body)
             throws ApiCallException, InterruptedException
     {
         String token = token();
         HttpClient client = client();
         String call = method + " " + base + path;
+        HttpRequest built = request.header("Accept", "application/json").header("Authorization", "Bearer " + token).timeout(requestTimeout).build();
         try {
-            return client.send(request.header("Accept", "application/json").header("Authorization", "Bearer " + token)
-                    .timeout(requestTimeout).build(), body);
+            try {
+                return client.send(built, body);
+            }
+            catch (IOException e) {
+                if (!closedBeforeAnswer(e)) {
+                    throw e;
+                }
+                // The pool gave a connection the other end had closed; it is gone from the pool now, so this opens a new one.
+                return client.send(built, body);
+            }
         }
         catch (HttpConnectTimeoutException e) {
             throw new ApiCallException("connect timeout", call + ": no connection within " + connectTimeout.toMillis() + " ms");
@@ -323,6 +339,17 @@ public final class KubeApiClient
         catch (DateTimeParseException e) {
             return Optional.empty();
         }
+    }
+
+    /** @return whether a request failed because its connection was closed before any byte of an answer came */
+    private static boolean closedBeforeAnswer(IOException e)
+    {
+        if (e instanceof HttpTimeoutException || e instanceof ConnectException || causedBy(e, SSLException.class)) {
+            return false;
+        }
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return causedBy(e, java.io.EOFException.class) || message.contains("header parser received no bytes") || message.contains("connection reset")
+                || message.contains("connection closed") || message.contains("broken pipe");
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type)
