@@ -40,7 +40,8 @@ class NodeReadinessComponentTest
 
         NodeReadinessRule rule = rendered.one(NodeReadinessRule.class);
         assertThat(rule.getMetadata().getNamespace()).as("cluster-scoped").isNull();
-        assertThat(rule.getSpec().taint().getKey()).as("the taint the nodes are registered with").isEqualTo(config.nodeTaint().key());
+        assertThat(rule.getSpec().taint().getKey()).as("the taint the nodes are registered with (the CRD's rules: NodeReadinessRuleCrdTest)")
+                .isEqualTo(NodeReadinessRuleCrdTest.TAINT_KEY);
         assertThat(rule.getSpec().taint().getEffect()).isEqualTo("NoSchedule");
         assertThat(rule.getSpec().enforcementMode()).as("lifted once, as the built-in remover does").isEqualTo("bootstrap-only");
         assertThat(rule.getSpec().dryRun()).isNull();
