@@ -35,14 +35,26 @@ final class AdmissionPolicy
             .addVar("oldObject", SimpleType.DYN)
             .addVar("request", SimpleType.DYN)
             .addVar("variables", SimpleType.DYN)
+            .addVar("params", SimpleType.DYN)
             .setResultType(SimpleType.DYN)
             .build();
 
     private final ValidatingAdmissionPolicy policy;
+    private final Object params;
 
     AdmissionPolicy(ValidatingAdmissionPolicy policy)
     {
+        this(policy, null);
+    }
+
+    /**
+     * @param params the object the binding's {@code paramRef} names, as the API server hands it to the expressions
+     *               ({@code params}); null for a policy without {@code paramKind}
+     */
+    AdmissionPolicy(ValidatingAdmissionPolicy policy, Object params)
+    {
         this.policy = policy;
+        this.params = params;
     }
 
     /** What the API server decides. */
@@ -62,6 +74,9 @@ final class AdmissionPolicy
         activation.put("request", request);
         activation.put("oldObject", oldObject);
         activation.put("object", object);
+        if (params != null) {
+            activation.put("params", params);
+        }
         Map<String, Object> variables = new LinkedHashMap<>();
         activation.put("variables", variables);
         for (MatchCondition condition : Optional.ofNullable(policy.getSpec().getMatchConditions()).orElse(List.of())) {

@@ -36,7 +36,18 @@ final class HelmChart
      */
     static String template(List<Path> valuesFiles, Map<String, Object> sets)
     {
-        TemplateCommand command = new Helm(DIR).template().withName("cni-chain").withNamespace(NAMESPACE);
+        return template(NAMESPACE, valuesFiles, sets);
+    }
+
+    /** @param namespace the release's namespace ({@code helm install -n}) */
+    static Rendered render(String namespace, Map<String, Object> sets)
+    {
+        return new Rendered(KubernetesObjects.parse(template(namespace, List.of(), sets)));
+    }
+
+    private static String template(String namespace, List<Path> valuesFiles, Map<String, Object> sets)
+    {
+        TemplateCommand command = new Helm(DIR).template().withName("cni-chain").withNamespace(namespace);
         for (Path file : valuesFiles) {
             command = command.withValuesFile(file);
         }

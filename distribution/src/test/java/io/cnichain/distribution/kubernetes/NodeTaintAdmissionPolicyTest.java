@@ -1,9 +1,11 @@
 package io.cnichain.distribution.kubernetes;
 
 import io.cnichain.distribution.kubernetes.AdmissionPolicy.Decision;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.NamedRuleWithOperations;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,8 +67,17 @@ class NodeTaintAdmissionPolicyTest
                   - ../../kubernetes/components/node-taint
                 """);
         Rendered kustomize = new Rendered(KubernetesObjects.parse(Kustomize.render(dir.toAbsolutePath())));
-        fromKustomize = new AdmissionPolicy(checkedPolicy(kustomize));
-        fromChart = new AdmissionPolicy(checkedPolicy(HelmChart.render(Map.of("cniChain.nodeTaint.enabled", true))));
+        fromKustomize = fenced(kustomize);
+        fromChart = fenced(HelmChart.render(Map.of("cniChain.nodeTaint.enabled", true)));
+    }
+
+    /** The rendered policy, with the param its binding names: the rendered ClusterRoleBinding, as the API server reads it. */
+    static AdmissionPolicy fenced(Rendered rendered)
+    {
+        ValidatingAdmissionPolicy policy = checkedPolicy(rendered);
+        String paramName = rendered.one(ValidatingAdmissionPolicyBinding.class).getSpec().getParamRef().getName();
+        ClusterRoleBinding binding = rendered.named(ClusterRoleBinding.class, paramName);
+        return new AdmissionPolicy(policy, new com.fasterxml.jackson.databind.ObjectMapper().convertValue(binding, Map.class));
     }
 
     /** The policy applies to Node updates, fails closed, and is bound with Deny. */
@@ -83,7 +94,11 @@ class NodeTaintAdmissionPolicyTest
         assertThat(binding.getSpec().getPolicyName()).isEqualTo(policy.getMetadata().getName());
         assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
         assertThat(binding.getSpec().getMatchResources()).as("every node").isNull();
-        assertThat(binding.getSpec().getParamRef()).isNull();
+        assertThat(policy.getSpec().getParamKind().getKind()).isEqualTo("ClusterRoleBinding");
+        assertThat(binding.getSpec().getParamRef().getName()).as("the binding that grants the remover's rights")
+                .isEqualTo(rendered.all(ClusterRoleBinding.class).stream().filter(b -> b.getRoleRef().getName().endsWith("cni-chain-node-taint"))
+                        .findFirst().orElseThrow().getMetadata().getName());
+        assertThat(binding.getSpec().getParamRef().getParameterNotFoundAction()).as("gone: the account has no rights left to fence").isEqualTo("Allow");
         return policy;
     }
 
@@ -159,22 +174,52 @@ class NodeTaintAdmissionPolicyTest
         assertThat(fromChart.evaluate(lookalike, old, old)).as("not a service account").isInstanceOf(Decision.NotApplicable.class);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"kustomize", "chart"})
-    void theFenceHoldsInAnotherNamespace(String source)
+    /**
+     * Renamed: a kustomization with {@code namePrefix: prod-} and {@code namespace: mesh-system} over the component, and
+     * a Helm release in mesh-system. The fence follows the account exactly as rendered: prod-cni-chain (kustomize) and
+     * cni-chain (the chart) in mesh-system, and no one else, an account of the old name included.
+     */
+    @Test
+    void theFenceNamesTheRenderedAccountExactly()
+            throws IOException
     {
-        // A kustomization with `namespace: mesh-system`, or a Helm release there: the account is mesh-system:cni-chain.
-        Map<String, Object> movedAgent = request("system:serviceaccount:mesh-system:cni-chain", Map.of("authentication.kubernetes.io/node-name", List.of("node-b")));
+        Path dir = Path.of("target", "kustomize-admission-policy-renamed");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                namePrefix: prod-
+                namespace: mesh-system
+                resources:
+                  - ../../kubernetes/base
+                components:
+                  - ../../kubernetes/components/node-taint
+                """);
+        Rendered kustomized = new Rendered(KubernetesObjects.parse(Kustomize.render(dir.toAbsolutePath())));
+        Rendered released = HelmChart.render("mesh-system", Map.of("cniChain.nodeTaint.enabled", true));
         Map<String, Object> old = node();
-        assertThat(policy(source).evaluate(movedAgent, old, withTaints(old, List.of(taint(old, 0), taint(old, 2)))))
-                .isInstanceOf(Decision.Denied.class);
+        Map<String, Object> removeAnotherTaint = withTaints(old, List.of(taint(old, 0), taint(old, 2)));
+        Map<String, Object> removeOurs = withTaints(old, List.of(taint(old, 0), taint(old, 2)));
+        for (Map.Entry<String, Rendered> rendering : Map.of("system:serviceaccount:mesh-system:prod-cni-chain", kustomized,
+                "system:serviceaccount:mesh-system:cni-chain", released).entrySet()) {
+            AdmissionPolicy policy = fenced(rendering.getValue());
+            String account = rendering.getKey();
+            assertThat(rendering.getValue().one(ServiceAccount.class).getMetadata().getNamespace() + ":"
+                    + rendering.getValue().one(ServiceAccount.class).getMetadata().getName()).isEqualTo(account.substring("system:serviceaccount:".length()));
+            Map<String, Object> onNodeA = request(account, Map.of("authentication.kubernetes.io/node-name", List.of("node-a")));
+            Map<String, Object> onNodeB = request(account, Map.of("authentication.kubernetes.io/node-name", List.of("node-b")));
+            assertThat(policy.evaluate(onNodeB, old, removeOurs)).as(account + " on another node").isInstanceOf(Decision.Denied.class);
+            assertThat(policy.evaluate(onNodeA, old, with(old, "spec", "unschedulable", true))).as(account + " cordoning").isInstanceOf(Decision.Denied.class);
+            assertThat(policy.evaluate(request("system:serviceaccount:cni-chain:cni-chain", Map.of()), old, removeAnotherTaint))
+                    .as("the default name, not rendered here").isInstanceOf(Decision.NotApplicable.class);
+        }
     }
 
     @Test
     void theChartFencesItsOwnNamespaceAndKey()
     {
         Rendered rendered = HelmChart.render(List.of(), Map.of("cniChain.nodeTaint.enabled", true, "cniChain.nodeTaint.key", "example.com/mesh"));
-        AdmissionPolicy policy = new AdmissionPolicy(rendered.one(ValidatingAdmissionPolicy.class));
+        AdmissionPolicy policy = fenced(rendered);
         Map<String, Object> old = withTaints(node(), List.of(Map.of("key", "example.com/mesh", "effect", "NoSchedule"), taint(node(), 1)));
         assertThat(policy.evaluate(agentOn("node-a"), old, withTaints(old, List.of(taint(node(), 1))))).isEqualTo(new Decision.Allowed());
         assertThat(policy.evaluate(agentOn("node-a"), old, withTaints(old, List.of(taint(old, 0))))).isInstanceOf(Decision.Denied.class);

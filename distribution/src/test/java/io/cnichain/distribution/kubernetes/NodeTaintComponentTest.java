@@ -61,11 +61,11 @@ class NodeTaintComponentTest
             assertThat(rule.getResources()).containsExactly("nodes");
             assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "patch");
         });
-        // The fence is bound to this account in this namespace (NodeTaintAdmissionPolicyTest evaluates it).
+        // The fence applies to the accounts the remover's binding names, this one (NodeTaintAdmissionPolicyTest evaluates it).
         var policy = rendered.one(io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy.class);
+        assertThat(policy.getSpec().getParamKind().getKind()).isEqualTo("ClusterRoleBinding");
         assertThat(policy.getSpec().getMatchConditions()).singleElement().satisfies(condition -> assertThat(condition.getExpression())
-                .isEqualTo("request.userInfo.username.startsWith('system:serviceaccount:') && request.userInfo.username.endsWith(':"
-                        + rendered.pod().getServiceAccountName() + "')"));
+                .contains("params.subjects.exists(s, s.kind == 'ServiceAccount'"));
         assertThat(policy.getSpec().getVariables()).filteredOn(v -> v.getName().equals("taintKey")).singleElement()
                 .satisfies(v -> assertThat(v.getExpression()).isEqualTo("'" + config.nodeTaint().key() + "'"));
         ClusterRoleBinding binding = rendered.all(ClusterRoleBinding.class).stream()
