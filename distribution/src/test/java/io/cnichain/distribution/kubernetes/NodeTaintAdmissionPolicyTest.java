@@ -81,13 +81,14 @@ class NodeTaintAdmissionPolicyTest
     }
 
     /** The policy applies to Node updates, fails closed, and is bound with Deny. */
-    private static ValidatingAdmissionPolicy checkedPolicy(Rendered rendered)
+    static ValidatingAdmissionPolicy checkedPolicy(Rendered rendered)
     {
         ValidatingAdmissionPolicy policy = rendered.one(ValidatingAdmissionPolicy.class);
         assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
         assertThat(policy.getSpec().getMatchConstraints().getResourceRules()).singleElement().satisfies((NamedRuleWithOperations rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("");
-            assertThat(rule.getResources()).containsExactly("nodes");
+            assertThat(rule.getResources()).as("the remover's Node updates, or the reporter's status updates").containsAnyOf("nodes", "nodes/status")
+                    .hasSize(1);
             assertThat(rule.getOperations()).containsExactly("UPDATE");
         });
         ValidatingAdmissionPolicyBinding binding = rendered.one(ValidatingAdmissionPolicyBinding.class);
@@ -95,9 +96,10 @@ class NodeTaintAdmissionPolicyTest
         assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
         assertThat(binding.getSpec().getMatchResources()).as("every node").isNull();
         assertThat(policy.getSpec().getParamKind().getKind()).isEqualTo("ClusterRoleBinding");
-        assertThat(binding.getSpec().getParamRef().getName()).as("the binding that grants the remover's rights")
-                .isEqualTo(rendered.all(ClusterRoleBinding.class).stream().filter(b -> b.getRoleRef().getName().endsWith("cni-chain-node-taint"))
-                        .findFirst().orElseThrow().getMetadata().getName());
+        assertThat(binding.getSpec().getParamRef().getName()).as("the binding that grants the fenced account's rights, named as the policy")
+                .isEqualTo(policy.getMetadata().getName());
+        assertThat(rendered.named(ClusterRoleBinding.class, binding.getSpec().getParamRef().getName()).getRoleRef().getName())
+                .isEqualTo(policy.getMetadata().getName());
         assertThat(binding.getSpec().getParamRef().getParameterNotFoundAction()).as("gone: the account has no rights left to fence").isEqualTo("Allow");
         return policy;
     }
@@ -240,7 +242,7 @@ class NodeTaintAdmissionPolicyTest
                 "authentication.kubernetes.io/credential-id", List.of("JTI=3f2a")));
     }
 
-    private static Map<String, Object> request(String user, Map<String, Object> extra)
+    static Map<String, Object> request(String user, Map<String, Object> extra)
     {
         Map<String, Object> userInfo = new LinkedHashMap<>();
         userInfo.put("username", user);
