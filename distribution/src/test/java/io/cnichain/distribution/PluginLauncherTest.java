@@ -263,8 +263,56 @@ class PluginLauncherTest
         Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
     }
 
+    /**
+     * Copies of plugin jars left in the temp directory by processes that died without their shutdown hooks (kill -9,
+     * a second signal, the watchdog) are deleted by the next process: five such exits with a 3 MiB jar filled the
+     * DaemonSet's 16 MiB /tmp, and every start after failed. A copy whose process still lives stays. And a plugin zip
+     * that would expand past the bound is refused before it is expanded.
+     */
+    @Test
+    void abandonedPluginCopiesAreDeletedAndAZipBombIsRefused()
+            throws Exception
+    {
+        awsNode();
+        dropExample();
+        Path tmp = Files.createDirectories(temp.resolve("tmp"));
+        Path abandoned = Files.createDirectories(tmp.resolve("cni-chain-plugins-1111"));
+        Files.createFile(abandoned.resolve(".lock"));
+        Files.write(abandoned.resolve("1-example.jar"), new byte[3 << 20]);
+        Path live = Files.createDirectories(tmp.resolve("cni-chain-plugins-2222"));
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(live.resolve(".lock"),
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock held = channel.lock()) {
+            try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(Files.newOutputStream(plugins.resolve("bomb.zip")))) {
+                zip.putNextEntry(new java.util.zip.ZipEntry("lib/padding.bin"));
+                byte[] zeros = new byte[1 << 20];
+                for (int i = 0; i < 100; i++) {
+                    zip.write(zeros);
+                }
+                zip.closeEntry();
+            }
+            Files.setPosixFilePermissions(plugins.resolve("bomb.zip"), PosixFilePermissions.fromString("rw-r--r--"));
+            Path yaml = KubeletVolume.configMapFile(temp.resolve("config-tmp"), "cni-chain.yaml", "pluginsDir: " + plugins + "\n");
+
+            Run adapters = run(java.util.Map.of("CNI_CHAIN_JAVA_OPTS", "-Djava.io.tmpdir=" + tmp), "adapters", "--config", yaml.toString());
+            assertThat(adapters.out()).contains(plugins.resolve("bomb.zip") + ": refused: it expands to more than 64 MiB");
+            assertThat(abandoned).as("its process is gone").doesNotExist();
+            assertThat(live).as("its process holds its lock").exists();
+            try (var left = Files.list(tmp)) {
+                assertThat(left.map(path -> path.getFileName().toString())).as("this run's own copy went at its exit").containsExactly("cni-chain-plugins-2222");
+            }
+        }
+    }
+
     /** The real launcher, with the node's flags and environment; output and log interleaved. */
     Run run(String command, String... args)
+            throws IOException, InterruptedException
+    {
+        return run(java.util.Map.of(), command, args);
+    }
+
+    /** {@link #run(String, String...)} with more environment variables. */
+    Run run(java.util.Map<String, String> env, String command, String... args)
             throws IOException, InterruptedException
     {
         List<String> line = new ArrayList<>(List.of(LauncherTest.HOME.resolve("bin/cni-chain").toString(), command));
@@ -272,6 +320,7 @@ class PluginLauncherTest
         line.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(line).redirectErrorStream(true);
         builder.environment().putAll(node.env());
+        builder.environment().putAll(env);
         Process process = builder.start();
         String out;
         try (InputStream stream = process.getInputStream()) {

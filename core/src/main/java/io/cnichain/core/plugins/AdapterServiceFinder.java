@@ -32,6 +32,8 @@ final class AdapterServiceFinder
         extends ServiceProviderExtensionFinder
 {
     static final String SERVICES_FILE = "META-INF/services/" + CniPlatformAdapter.class.getName();
+    /** The most a plugin's services file may hold. */
+    static final int MAX_SERVICES_BYTES = 64 * 1024;
 
     private final Map<String, String> unreadable = new ConcurrentHashMap<>();
 
@@ -81,7 +83,15 @@ final class AdapterServiceFinder
         Enumeration<URL> files = loader.findResources(SERVICES_FILE);
         while (files.hasMoreElements()) {
             URL file = files.nextElement();
-            try (Reader reader = new InputStreamReader(file.openStream(), StandardCharsets.UTF_8)) {
+            // A services file lists a few class names; one padded to megabytes would hold start-up for as long as it reads.
+            byte[] bytes;
+            try (java.io.InputStream in = file.openStream()) {
+                bytes = in.readNBytes(MAX_SERVICES_BYTES + 1);
+            }
+            if (bytes.length > MAX_SERVICES_BYTES) {
+                throw new IOException(SERVICES_FILE + " is larger than " + MAX_SERVICES_BYTES + " bytes (a services file lists a few class names); not read");
+            }
+            try (Reader reader = new InputStreamReader(new java.io.ByteArrayInputStream(bytes), StandardCharsets.UTF_8)) {
                 ExtensionStorage.read(reader, names);
             }
         }

@@ -187,9 +187,34 @@ final class PluginDirectory
         }
     }
 
-    /** pf4j's Unzip (which refuses entries that would land outside the target), into the private directory. */
+    /** A plugin zip holds a jar or two and their libraries; more than this expanded is not one (a zip bomb). */
+    static final long MAX_EXPANDED_BYTES = 64L * 1024 * 1024;
+    static final int MAX_ENTRIES = 10_000;
+
+    /**
+     * pf4j's Unzip (which refuses entries that would land outside the target), into the private directory, once the
+     * zip's own directory says it expands to at most {@value #MAX_EXPANDED_BYTES} bytes in at most {@value #MAX_ENTRIES}
+     * entries (an entry that holds more than it says fails as it is read).
+     */
     private Optional<Path> expand(Path zip)
     {
+        try (java.util.zip.ZipFile file = new java.util.zip.ZipFile(zip.toFile())) {
+            long total = 0;
+            int entries = 0;
+            for (var each = file.entries(); each.hasMoreElements(); ) {
+                java.util.zip.ZipEntry entry = each.nextElement();
+                total += Math.max(0, entry.getSize());
+                if (++entries > MAX_ENTRIES || entry.getSize() < 0 || total > MAX_EXPANDED_BYTES) {
+                    problems.add(zip + ": refused: it expands to more than " + MAX_EXPANDED_BYTES / (1024 * 1024) + " MiB or "
+                            + MAX_ENTRIES + " entries (or does not say how much); a plugin is a jar or two");
+                    return Optional.empty();
+                }
+            }
+        }
+        catch (IOException e) {
+            problems.add(zip + ": refused: not a readable zip: " + e.toString().lines().findFirst().orElse("").strip());
+            return Optional.empty();
+        }
         try {
             Path target = WorkDirectory.get().resolve(zip.getFileName().toString() + "-" + System.nanoTime());
             new Unzip(zip.toFile(), target.toFile()).extract();
@@ -202,20 +227,55 @@ final class PluginDirectory
         }
     }
 
-    /** Where jars are copied and zips expanded: one private temp directory per agent, deleted when it exits. */
+    /**
+     * Where jars are copied and zips expanded: one private temp directory per process, deleted when it exits. An exit
+     * that skips the shutdown hooks (kill -9, a second signal, the shutdown watchdog) leaves it behind, and the pod's
+     * small {@code /tmp} (an emptyDir that outlives container restarts) fills up: so each directory holds a lock its
+     * process keeps while it lives, and the first to need one deletes those whose lock is free (their process is gone).
+     */
     private static final class WorkDirectory
     {
+        private static final String PREFIX = "cni-chain-plugins-";
+        private static final String LOCK = ".lock";
         private static Path directory;
+        /** Held until the process ends; the kernel releases it then, however it ends. */
+        private static java.nio.channels.FileLock lock;
 
         static synchronized Path get()
                 throws IOException
         {
             if (directory == null) {
-                Path created = Files.createTempDirectory("cni-chain-plugins-");
+                Path created = Files.createTempDirectory(PREFIX);
+                lock = java.nio.channels.FileChannel.open(created.resolve(LOCK), java.nio.file.StandardOpenOption.CREATE_NEW,
+                        java.nio.file.StandardOpenOption.WRITE).lock();
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(created), "delete-expanded-plugins"));
                 directory = created;
+                deleteAbandoned(created.getParent(), created);
             }
             return directory;
+        }
+
+        /** Deletes the directories of processes that are gone: their lock can be taken. */
+        private static void deleteAbandoned(Path temp, Path ours)
+        {
+            try (Stream<Path> entries = Files.list(temp)) {
+                for (Path dir : entries.filter(path -> path.getFileName().toString().startsWith(PREFIX) && !path.equals(ours)).toList()) {
+                    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir.resolve(LOCK),
+                            java.nio.file.StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+                        java.nio.channels.FileLock free = channel.tryLock();
+                        if (free != null) {
+                            free.release();
+                            delete(dir);
+                        }
+                    }
+                    catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+                        // No lock file (being made, or not ours to judge), or held: left alone.
+                    }
+                }
+            }
+            catch (IOException | UncheckedIOException e) {
+                // The temp directory cannot be listed: nothing to clean, nothing lost.
+            }
         }
 
         private static void delete(Path root)

@@ -78,6 +78,22 @@ class PluginJarLoaderTest
         assertThat(acme.adapter().detect(TestNode.create(temp.resolve("node")).snapshot(), AdapterSettings.empty("x")).evidence()).containsExactly("acme seen");
     }
 
+    /** 100 MiB of blank lines in a services file held start-up for 17.8 s: past 64 KiB it is refused, at once. */
+    @Test
+    void aServicesFilePaddedToMegabytesIsRefusedUnread()
+    {
+        byte[] padded = new byte[(100 << 10) + 1];
+        java.util.Arrays.fill(padded, (byte) '\n');
+        plugin("padded").adapter("com.acme.Padded", adapterSource("com.acme.Padded", "padded", "return Detection.of(1, \"x\");", ""))
+                .entry(io.cnichain.testkit.PluginJarBuilder.SERVICES, padded).writeJar(plugins, "padded.jar");
+
+        long start = System.nanoTime();
+        PluginJarLoader.Result result = load();
+        assertThat(result.adapters()).isEmpty();
+        assertThat(String.join("\n", result.problems())).contains("is larger than 65536 bytes (a services file lists a few class names); not read");
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5000L);
+    }
+
     @Test
     void twoPluginsBundlingDifferentVersionsOfOneLibraryEachGetTheirOwn()
     {
