@@ -149,7 +149,9 @@ public final class ConfigFilePatcher
                     return new PatchPlan.Replace(restored.get().name(), checked(restored.get().name(), restored.get().content()));
                 }
             }
-            return new PatchPlan.Rewrite(removed.get().getBytes(StandardCharsets.UTF_8));
+            // Not given back as a single plugin (edited since): our marker goes with our entry.
+            Optional<String> unmarked = Patcher.withoutConvertedFrom(without);
+            return new PatchPlan.Rewrite(unmarked.isPresent() ? checked(loadName, unmarked.get()) : removed.get().getBytes(StandardCharsets.UTF_8));
         }
         catch (PatchException e) {
             return new PatchPlan.Refused(e.getMessage(), PatchPlan.Refused.Cause.CANNOT_EDIT);

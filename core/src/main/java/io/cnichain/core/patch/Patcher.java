@@ -166,6 +166,31 @@ public final class Patcher
      */
     public record Restored(String name, String content) {}
 
+    /**
+     * The list without our {@value #CONVERTED_FROM} marker, for a converted list that is not given back as the single
+     * plugin it was (someone edited it since): a key of ours left behind would name a file that is no longer coming back.
+     *
+     * @return the text without the member; empty when the list has none
+     */
+    public static Optional<String> withoutConvertedFrom(LoadedConfig list)
+    {
+        List<JsonValue.Member> members = list.root().members();
+        int index = -1;
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).key().equals(CONVERTED_FROM)) {
+                index = i;
+            }
+        }
+        if (index < 0 || members.size() == 1) {
+            return Optional.empty();
+        }
+        String text = list.text();
+        if (index > 0) {
+            return Optional.of(text.substring(0, members.get(index - 1).value().end()) + text.substring(members.get(index).value().end()));
+        }
+        return Optional.of(text.substring(0, members.get(0).keyStart()) + text.substring(members.get(1).keyStart()));
+    }
+
     private static String render(JsonStyle style, LoadedConfig list, int elementStart, ObjectNode entry)
     {
         JArray plugins = list.pluginsArray().orElseThrow();

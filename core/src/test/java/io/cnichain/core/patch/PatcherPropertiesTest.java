@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * loads as the runtime loads it and holds exactly one entry of ours, last (or where ours already stood); a single
  * plugin {@code .conf} comes back as it was. A counterexample jqwik shrinks to goes into PatcherGoldenTest's cases.
  */
-class PatcherProperties
+class PatcherPropertiesTest
 {
     static final ObjectNode ENTRY = new PluginEntry((ObjectNode) CniJson.parse(PluginEntry.LINKERD_DEFAULT.getBytes(StandardCharsets.UTF_8)), "test")
             .render(Path.of("/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig"));
@@ -75,10 +75,11 @@ class PatcherProperties
     @Property(tries = 200)
     void anEntryOfOursAlreadyThereIsReplacedWhereItStands(@ForAll("lists") Case input)
     {
-        // Put an old entry of ours first, then install: one entry, still first, every foreign plugin as it was.
+        // Put an old entry of ours (it has our name; one without is the primary's: refused) first, then install: one
+        // entry, still first, every foreign plugin as it was.
         LoadedConfig before = CniConfigParser.parse("10-x.conflist", bytes(input.text()));
         int firstPlugin = before.pluginsArray().orElseThrow().elements().get(0).start();
-        String old = "{\"type\":\"" + TYPE + "\",\"old\":true}" + (input.style().layout().indent == null ? input.style().layout().itemSeparator
+        String old = "{\"name\":\"linkerd-cni\",\"type\":\"" + TYPE + "\",\"old\":true}" + (input.style().layout().indent == null ? input.style().layout().itemSeparator
                 : "," + input.text().substring(input.text().lastIndexOf('\n', firstPlugin), firstPlugin));
         String withOld = input.text().substring(0, firstPlugin) + old + input.text().substring(firstPlugin);
         String installed = rewrite(ConfigFilePatcher.planInstall("10-x.conflist", "10-x.conflist", bytes(withOld), ENTRY));

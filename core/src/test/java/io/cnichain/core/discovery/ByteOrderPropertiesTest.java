@@ -12,7 +12,7 @@ import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The runtime's order of names, compared without encoding them, is the order of their UTF-8 bytes. */
-class ByteOrderProperties
+class ByteOrderPropertiesTest
 {
     @Property(tries = 5000)
     void sameSignAsTheBytes(@ForAll("names") String a, @ForAll("names") String b)
