@@ -106,8 +106,7 @@ public final class Agent
                 && config.apiServer().port().isPresent() && config.apiServer().protocol().equals("https")) {
             ownDaemonSet = Optional.of(new DaemonSetWatch(ShutdownDecider.client(config.apiServer(), WATCH_CALL_TIMEOUT), config.run().pod().get()).start());
         }
-        WatchService watchService = FileSystems.getDefault().newWatchService();
-        loop = new ReconcileLoop(engine, watchService, status, metrics, policy);
+        Optional<WatchService> watchService = newWatchService();
         SignalHandler handler = new SignalHandler()
         {
             @Override
@@ -122,7 +121,17 @@ public final class Agent
         ShutdownDecision decision;
         try {
             try {
-                loop.run();
+                // Without an inotify instance (fs.inotify.max_user_instances used up) the node still gets the plugin:
+                // a full pass on a timer, not ready and saying why, until an instance can be had.
+                while (watchService.isEmpty() && !stopRequested.get()) {
+                    watchService = pollWithoutWatches();
+                }
+                if (watchService.isPresent()) {
+                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy);
+                    if (!stopRequested.get()) {
+                        loop.run();
+                    }
+                }
             }
             finally {
                 // The taint stays as it is: it is never added back, and a removal under way is abandoned.
@@ -168,6 +177,63 @@ public final class Agent
         metrics.addGauge(NodeTaintRemover.METRIC_NAME, NodeTaintRemover.METRIC_HELP, () -> remover.state().removedGauge());
     }
 
+    /** How often a node without an inotify instance is looked at again, and an instance asked for. */
+    static final java.time.Duration POLL_WITHOUT_WATCHES = java.time.Duration.ofSeconds(5);
+
+    private Optional<WatchService> newWatchService()
+    {
+        try {
+            return Optional.of(FileSystems.getDefault().newWatchService());
+        }
+        catch (IOException e) {
+            String reason = "cannot watch anything: no inotify instance (" + e.getMessage() + "; fs.inotify.max_user_instances is likely used "
+                    + "up on this node); installing by a full look every " + POLL_WITHOUT_WATCHES.toSeconds() + " s, not ready, until one can be had";
+            if (!reason.equals(noWatchReason)) {
+                log.error("{}", reason);
+            }
+            noWatchReason = reason;
+            return Optional.empty();
+        }
+    }
+
+    private volatile String noWatchReason = "";
+    /** Counted down by the first stop signal: ends a wait between passes without watches. */
+    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+
+    /** One full pass without watches, then the wait, then another try at an inotify instance. */
+    private Optional<WatchService> pollWithoutWatches()
+    {
+        status.loopRunning(true);
+        status.busy(true);
+        List<String> reasons = new java.util.ArrayList<>();
+        try {
+            io.cnichain.core.engine.InstallReport report = engine.install();
+            report.failure().ifPresent(reasons::add);
+            report.outcomes().stream().filter(outcome -> outcome.result() == io.cnichain.core.engine.FileOutcome.Result.FAILED)
+                    .forEach(outcome -> reasons.add(outcome.detail()));
+        }
+        catch (RuntimeException e) {
+            reasons.add("the last pass failed: " + e.getMessage());
+        }
+        finally {
+            status.busy(false);
+        }
+        reasons.add(noWatchReason);
+        status.publish(reasons);
+        try {
+            if (stopped.await(POLL_WITHOUT_WATCHES.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                return Optional.empty();
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+        Optional<WatchService> service = newWatchService();
+        service.ifPresent(ignored -> log.info("An inotify instance could be had again: watching from now on"));
+        return service;
+    }
+
     private void onSignal(Signal signal)
     {
         if (!stopRequested.compareAndSet(false, true)) {
@@ -192,6 +258,7 @@ public final class Agent
         }, "shutdown-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
+        stopped.countDown();
         ReconcileLoop current = loop;
         if (current != null) {
             current.stop();

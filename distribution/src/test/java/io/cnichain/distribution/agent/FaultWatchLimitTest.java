@@ -51,4 +51,37 @@ class FaultWatchLimitTest
             awaitPatched(agent, file);
         }
     }
+
+    /**
+     * No inotify instance at all (fs.inotify.max_user_instances used up, 0 in a user namespace of its own): the agent
+     * used to exit 1 at every start and install nothing. Now it installs by a full look every few seconds, is not ready
+     * and says why, and watches once an instance can be had.
+     */
+    @Test
+    void withoutAnInotifyInstanceTheAgentInstallsPollsAndIsNotReadyUntilOneIsBack(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        List<String> limited = List.of("unshare", "--user", "--map-root-user", "sh", "-c", "echo 0 > /proc/sys/user/max_inotify_instances && exec \"$@\"", "sh");
+        try (AgentProcess agent = AgentProcess.launch(node, limited, List.of())) {
+            agent.awaitLog("cannot watch anything: no inotify instance", Duration.ofSeconds(20));
+            awaitPatched(agent, file);
+            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("cannot watch anything: no inotify instance"),
+                    () -> "/readyz: " + agent.get("/readyz") + "\n" + agent.log());
+            assertThat(agent.get("/readyz").status()).isEqualTo(503);
+
+            // The primary drops our entry: no event could tell, the next look repairs it.
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            AgentProcess.await(Duration.ofSeconds(15), () -> Files2.patched(file), () -> "never repaired:\n" + agent.log());
+
+            Process lift = new ProcessBuilder("nsenter", "--target", String.valueOf(agent.pid()), "--user", "sh", "-c",
+                    "echo 128 > /proc/sys/user/max_inotify_instances").inheritIO().start();
+            assertThat(lift.waitFor()).isZero();
+            agent.awaitLog("An inotify instance could be had again", Duration.ofSeconds(20));
+            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, () -> "/readyz: " + agent.get("/readyz"));
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            awaitPatched(agent, file);
+            assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
+        }
+    }
 }
