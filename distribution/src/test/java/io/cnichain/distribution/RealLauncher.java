@@ -27,7 +27,14 @@ final class RealLauncher
      */
     static Run run(TestNode node, Map<String, String> env, String... args)
     {
-        List<String> line = new ArrayList<>(List.of(HOME.resolve("bin/cni-chain").toString()));
+        return run(List.of(), node, env, args);
+    }
+
+    /** {@link #run(TestNode, Map, String...)} under a command that runs the launcher, such as setpriv's. */
+    static Run run(List<String> wrapper, TestNode node, Map<String, String> env, String... args)
+    {
+        List<String> line = new ArrayList<>(wrapper);
+        line.add(HOME.resolve("bin/cni-chain").toString());
         line.add(args[0]);
         line.addAll(node.flags());
         line.addAll(List.of(args).subList(1, args.length));

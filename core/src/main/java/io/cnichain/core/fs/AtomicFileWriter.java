@@ -2,6 +2,9 @@ package io.cnichain.core.fs;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.fs.linux.FileSystemCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -9,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -35,6 +39,8 @@ import static java.util.Objects.requireNonNull;
  */
 public final class AtomicFileWriter
 {
+    private static final Logger LOG = LoggerFactory.getLogger(AtomicFileWriter.class);
+
     /** Temp files start with a dot and end in {@code .tmp}: never a configuration, never a runtime's match. */
     public static final String TEMP_PREFIX = ".cni-chain-";
     public static final String TEMP_SUFFIX = ".tmp";
@@ -143,7 +149,7 @@ public final class AtomicFileWriter
                 }
                 if (existing.isPresent() && !mode.exact()) {
                     // After the owner: a change of owner clears the set-id bits.
-                    carryOver(absolute, temp, reportedPath);
+                    carryOver(directory, name, tempName, absolute, temp, reportedPath);
                 }
                 beforeRename.run(temp, absolute);
                 if (expected.isPresent()) {
@@ -300,36 +306,26 @@ public final class AtomicFileWriter
     }
 
     /**
-     * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits,
-     * and the user's extended attributes ({@code user.*}). Security labels are the file system's to give the new file.
+     * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits
+     * (by path: Java has no other way), then the extended attributes (the POSIX ACL, {@code security.*},
+     * {@code trusted.*}, {@code user.*}), in the held directory. What cannot be kept, a hard link among it, is said.
      */
-    private static void carryOver(Path target, Path temp, Path reportedPath)
+    private static void carryOver(WriteDirectory directory, String name, String tempName, Path target, Path temp, Path reportedPath)
             throws IOException
     {
-        int mode = (Integer) Files.getAttribute(target, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) Files.getAttribute(target, "unix:mode", LinkOption.NOFOLLOW_LINKS);
         if ((mode & 07000) != 0) {
             Files.setAttribute(temp, "unix:mode", mode & 07777);
         }
-        java.nio.file.attribute.UserDefinedFileAttributeView from = Files.getFileAttributeView(target,
-                java.nio.file.attribute.UserDefinedFileAttributeView.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        java.nio.file.attribute.UserDefinedFileAttributeView to = Files.getFileAttributeView(temp,
-                java.nio.file.attribute.UserDefinedFileAttributeView.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        if (from == null || to == null) {
-            return;
+        FileSystemCalls.CopiedAttributes copied = directory.copyExtendedAttributes(name, tempName);
+        if (!copied.notKept().isEmpty()) {
+            LOG.warn("{}: the new version lacks extended attributes the old one had: {}; kept: {}", reportedPath,
+                    String.join(", ", copied.notKept()), copied.kept().isEmpty() ? "none" : String.join(", ", copied.kept()));
         }
-        List<String> names;
-        try {
-            names = from.list();
-        }
-        catch (IOException | UnsupportedOperationException e) {
-            // A file system without user attributes: there are none to keep.
-            return;
-        }
-        for (String name : names) {
-            ByteBuffer value = ByteBuffer.allocate(from.size(name));
-            from.read(name, value);
-            value.flip();
-            to.write(name, value);
+        int links = (Integer) Files.getAttribute(target, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        if (links > 1) {
+            LOG.warn("{}: has {} hard links; the new version replaces this name only, the other {} still hold the old bytes (a write"
+                    + " a reader can never see half of is a rename, and a rename makes a new file)", reportedPath, links, links - 1);
         }
     }
 

@@ -20,6 +20,10 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
@@ -127,6 +131,37 @@ abstract class WriteDirectory
     abstract void exchange(String a, String b)
             throws IOException;
 
+    /**
+     * Copies the extended attributes of one file here to another: all of them by the kernel's calls; only the user's
+     * ({@code user.*}, the only ones Java can see) by the fallback.
+     */
+    abstract FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
+            throws IOException;
+
+    /** The fallback's copy: the user's attributes, the only ones Java's file API can see. */
+    static FileSystemCalls.CopiedAttributes copyUserAttributes(Path from, Path to)
+            throws IOException
+    {
+        UserDefinedFileAttributeView source = Files.getFileAttributeView(from, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        UserDefinedFileAttributeView target = Files.getFileAttributeView(to, UserDefinedFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        List<String> names;
+        try {
+            names = source == null || target == null ? List.of() : source.list();
+        }
+        catch (IOException | UnsupportedOperationException e) {
+            return new FileSystemCalls.CopiedAttributes(List.of(), List.of());  // a file system without them: none to keep
+        }
+        List<String> kept = new ArrayList<>();
+        for (String name : names) {
+            ByteBuffer value = ByteBuffer.allocate(source.size(name));
+            source.read(name, value);
+            value.flip();
+            target.write(name, value);
+            kept.add("user." + name);
+        }
+        return new FileSystemCalls.CopiedAttributes(kept, List.of());
+    }
+
     /** @return whether the entry existed */
     abstract boolean delete(String name)
             throws IOException;
@@ -180,6 +215,16 @@ abstract class WriteDirectory
         private FileSystemCalls.Directory held()
         {
             return held.orElseThrow(() -> new UnsupportedOperationException("no renameat2 here"));
+        }
+
+        @Override
+        FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
+                throws IOException
+        {
+            if (held.isPresent()) {
+                return held.get().copyExtendedAttributes(from, to);
+            }
+            return copyUserAttributes(directory.resolve(from), directory.resolve(to));
         }
 
         @Override
@@ -313,6 +358,13 @@ abstract class WriteDirectory
                 throws IOException
         {
             Files.move(directory.resolve(from), directory.resolve(to), StandardCopyOption.ATOMIC_MOVE);
+        }
+
+        @Override
+        FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
+                throws IOException
+        {
+            return copyUserAttributes(directory.resolve(from), directory.resolve(to));
         }
 
         @Override

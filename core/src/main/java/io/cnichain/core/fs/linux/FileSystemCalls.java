@@ -108,8 +108,33 @@ public interface FileSystemCalls
         void exchange(String a, String b)
                 throws IOException;
 
+        /**
+         * Copies every extended attribute of one entry to another (both regular files in this directory, neither
+         * followed if a link): the user's ({@code user.*}), the POSIX ACL ({@code system.posix_acl_access}), and the
+         * {@code security.*} and {@code trusted.*} ones where the kernel lets this process set them.
+         *
+         * @return what was copied, and what could not be, with the reason
+         */
+        CopiedAttributes copyExtendedAttributes(String from, String to)
+                throws IOException;
+
         @Override
         void close();
+    }
+
+    /**
+     * Extended attributes carried from one file to another.
+     *
+     * @param kept    the names copied
+     * @param notKept each name that could not be copied, with the reason: {@code trusted.x (EPERM: operation not permitted)}
+     */
+    record CopiedAttributes(List<String> kept, List<String> notKept)
+    {
+        public CopiedAttributes
+        {
+            kept = List.copyOf(kept);
+            notKept = List.copyOf(notKept);
+        }
     }
 
     /** The path names something other than a regular file: a link, a directory, a FIFO, a socket or a device. */

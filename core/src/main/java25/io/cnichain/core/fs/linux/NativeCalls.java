@@ -52,7 +52,10 @@ public final class NativeCalls
     private static final long SYS_OPENAT2 = 437;   // the same number on x86_64 and aarch64
 
     private static final int EPERM = 1, ENOENT = 2, EINTR = 4, ENXIO = 6, EACCES = 13, EEXIST = 17, EXDEV = 18,
-            ENOTDIR = 20, EINVAL = 22, ENOSYS = 38, ELOOP = 40, EOPNOTSUPP = 95, EBUSY = 16, ENOSPC = 28, EROFS = 30;
+            ENOTDIR = 20, EINVAL = 22, ENOSYS = 38, ELOOP = 40, EOPNOTSUPP = 95, EBUSY = 16, ENOSPC = 28, EROFS = 30,
+            E2BIG = 7, ERANGE = 34, ENODATA = 61, EDQUOT = 122;
+    /** The kernel's limits: the list of names, and one value (XATTR_LIST_MAX, XATTR_SIZE_MAX). */
+    private static final int XATTR_LIST_MAX = 65536, XATTR_SIZE_MAX = 65536;
 
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -304,6 +307,76 @@ public final class NativeCalls
         }
 
         @Override
+        public CopiedAttributes copyExtendedAttributes(String from, String to)
+                throws IOException
+        {
+            return call((arena, state) -> {
+                int source = openFile(arena, state, from);
+                try {
+                    int target = openFile(arena, state, to);
+                    try {
+                        return copyAttributes(arena, state, source, target);
+                    }
+                    finally {
+                        int ignored = NativeCalls.this.close(state, target);
+                    }
+                }
+                finally {
+                    int ignored = NativeCalls.this.close(state, source);
+                }
+            });
+        }
+
+        /** Opened for its attributes: read-only, never through a link, never waiting on a FIFO. */
+        private int openFile(Arena arena, MemorySegment state, String name)
+                throws Throwable
+        {
+            int file = openat(state, fd, arena.allocateFrom(name), O_RDONLY | arch.oNoFollow | O_NONBLOCK | O_CLOEXEC);
+            if (file < 0) {
+                throw failure("open", path.resolve(name), errno(state));
+            }
+            return file;
+        }
+
+        private CopiedAttributes copyAttributes(Arena arena, MemorySegment state, int source, int target)
+                throws Throwable
+        {
+            MemorySegment names = arena.allocate(XATTR_LIST_MAX);
+            long length = sys(state, arch.flistxattr, source, names.address(), names.byteSize(), 0, 0);
+            if (length < 0) {
+                int error = errno(state);
+                if (error == EOPNOTSUPP) {
+                    return new CopiedAttributes(List.of(), List.of());
+                }
+                throw failure("flistxattr", path, error);
+            }
+            List<String> kept = new ArrayList<>();
+            List<String> notKept = new ArrayList<>();
+            MemorySegment value = arena.allocate(XATTR_SIZE_MAX);
+            for (long start = 0; start < length; ) {
+                MemorySegment name = names.asSlice(start);
+                byte[] bytes = cString(name.asSlice(0, length - start));
+                start += bytes.length + 1;
+                String shown = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+                long size = sys(state, arch.fgetxattr, source, name.address(), value.address(), value.byteSize(), 0);
+                if (size < 0) {
+                    int error = errno(state);
+                    if (error != ENODATA) {  // removed since it was listed: nothing to keep
+                        notKept.add(shown + " (cannot be read: " + name(error) + ")");
+                    }
+                    continue;
+                }
+                if (sys(state, arch.fsetxattr, target, name.address(), value.address(), size, 0) == 0) {
+                    kept.add(shown);
+                }
+                else {
+                    notKept.add(shown + " (" + name(errno(state)) + ")");
+                }
+            }
+            return new CopiedAttributes(kept, notKept);
+        }
+
+        @Override
         public void close()
         {
             try (Arena arena = Arena.ofConfined()) {
@@ -442,17 +515,22 @@ public final class NativeCalls
     private static String name(int errno)
     {
         return switch (errno) {
-            case EPERM -> "EPERM";
+            case EPERM -> "EPERM: not permitted";
             case ENOENT -> "ENOENT";
             case ENXIO -> "ENXIO";
-            case EACCES -> "EACCES";
+            case EACCES -> "EACCES: permission denied";
             case EEXIST -> "EEXIST";
             case EXDEV -> "EXDEV";
             case ENOTDIR -> "ENOTDIR";
             case EINVAL -> "EINVAL";
             case ENOSYS -> "ENOSYS";
             case ELOOP -> "ELOOP";
-            case EOPNOTSUPP -> "EOPNOTSUPP";
+            case EOPNOTSUPP -> "EOPNOTSUPP: not supported by this file system";
+            case E2BIG -> "E2BIG";
+            case ERANGE -> "ERANGE";
+            case ENOSPC -> "ENOSPC: no space for it";
+            case EDQUOT -> "EDQUOT: over quota";
+            case EROFS -> "EROFS";
             default -> "errno " + errno;
         };
     }
@@ -465,8 +543,8 @@ public final class NativeCalls
     /** The open flags and the system call numbers, which differ between architectures. */
     private enum Architecture
     {
-        X86_64(0200000, 0400000, 257, 332, 0, 3, 316, 217),
-        AARCH64(040000, 0100000, 56, 291, 63, 57, 276, 61);
+        X86_64(0200000, 0400000, 257, 332, 0, 3, 316, 217, 196, 193, 190),
+        AARCH64(040000, 0100000, 56, 291, 63, 57, 276, 61, 13, 10, 7);
 
         final int oDirectory;
         final int oNoFollow;
@@ -476,9 +554,16 @@ public final class NativeCalls
         final long close;
         final long renameat2;
         final long getdents64;
+        final long flistxattr;
+        final long fgetxattr;
+        final long fsetxattr;
 
-        Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long close, long renameat2, long getdents64)
+        Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long close, long renameat2, long getdents64,
+                long flistxattr, long fgetxattr, long fsetxattr)
         {
+            this.flistxattr = flistxattr;
+            this.fgetxattr = fgetxattr;
+            this.fsetxattr = fsetxattr;
             this.oDirectory = oDirectory;
             this.oNoFollow = oNoFollow;
             this.openat = openat;
