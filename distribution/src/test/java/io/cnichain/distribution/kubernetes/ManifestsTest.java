@@ -84,6 +84,9 @@ class ManifestsTest
             VolumeMount mount = Rendered.mountAt(agent, inContainer)
                     .orElseThrow(() -> new AssertionError("the host dir " + hostDir + " is not mounted at " + inContainer));
             assertThat(mount.getReadOnly()).as("%s is written", inContainer).isNotEqualTo(Boolean.TRUE);
+            // Kubernetes' volumes docs: with None (the default) the container sees no mount the host makes there after
+            // it started; HostToContainer ("rslave") lets it see what the runtime, on the host, loads.
+            assertThat(mount.getMountPropagation()).as("%s sees the host's later mounts", inContainer).isEqualTo("HostToContainer");
             Volume volume = rendered.volume(mount.getName());
             assertThat(volume.getHostPath()).as("volume %s", volume.getName()).isNotNull();
             assertThat(volume.getHostPath().getPath()).as("the hostPath behind %s", inContainer).isEqualTo(hostDir.toString());
