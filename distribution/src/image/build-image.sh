@@ -3,7 +3,7 @@
 #   a Java runtime made with jlink (only the modules the agent loads), the shared libraries ldd lists for it,
 #   the distribution directory (bin/cni-chain, lib/, conf/cni-chain.yaml, an empty plugins/), and a static busybox
 #   as /bin/sh with kill and sleep (Linkerd's chart runs `/bin/sh -c "kill -15 1; sleep 15s"` as its preStop hook).
-# buildah assembles it from scratch in a storage of its own under the work dir (vfs, no daemon) and writes a
+# buildah assembles it from scratch in a storage of its own in a short temp dir (vfs, no daemon) and writes a
 # docker-archive tar tagged NAME:VERSION and NAME:latest, which `podman load -i`, `docker load -i`,
 # `kind load image-archive` and `k3d image import` accept.
 #
@@ -110,7 +110,10 @@ rm -rf "$work"
 mkdir -p "$work"
 work=$(cd "$work" && pwd -P)
 rootfs=$work/rootfs
-storage=(--root "$work/storage" --runroot "$work/run" --storage-driver vfs)
+# buildah's storage in a short directory of its own, not under the work tree: buildah refuses a run root longer than
+# 50 characters, which a checkout under a home directory or a CI workspace easily makes.
+store=$(mktemp -d /tmp/cni-chain-image.XXXXXX)
+storage=(--root "$store/storage" --runroot "$store/run" --storage-driver vfs)
 builder=
 cleanup() {
     if [ -n "$builder" ]; then
@@ -118,7 +121,7 @@ cleanup() {
     fi
     buildah "${storage[@]}" rmi --all --force >/dev/null 2>&1 || true
     # vfs layers are plain directories; nothing stays mounted once buildah is done.
-    rm -rf "$work/storage" "$work/run"
+    rm -rf "$store"
 }
 trap cleanup EXIT
 
