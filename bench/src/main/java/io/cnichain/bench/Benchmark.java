@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The benchmark behind the README's "Performance" section: the agent and the {@link Floor} on the same temp nodes in
+ * The benchmark behind docs/performance.md: the agent and the {@link Floor} on the same temp nodes in
  * the same run, several runs, every figure the median over runs with its spread, the ratio to the floor, the
  * issue's targets checked, and a JSON result file. Exits 1 when a correctness check failed (a start that never
  * patched, a storm that left a wrong file, a SIGTERM that did not clean up). Run after

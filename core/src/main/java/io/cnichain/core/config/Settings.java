@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 
 /**
  * Every setting of the agent, once: its YAML key, environment variable, flag, type, default and meaning. The
- * loader reads the YAML file, the environment and the flags from this table, and the README's configuration
+ * loader reads the YAML file, the environment and the flags from this table, and the configuration
  * reference is rendered from it ({@link #markdownTable()}).
  */
 public final class Settings
@@ -34,7 +34,7 @@ public final class Settings
     public static final Setting<Path> SOURCE_BIN_DIR = Setting.of("sourceBinDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_SOURCE_BIN_DIR,
             "container path of the binaries to install (every regular file)").env("CONTAINER_CNI_BIN_DIR");
     public static final Setting<Path> PLUGINS_DIR = Setting.of("pluginsDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_PLUGINS_DIR,
-            "third-party adapter jars; refused unless writable by root only ([`adapters/README.md`](adapters/README.md))").commonFlag("--plugins-dir");
+            "third-party adapter jars; refused unless writable by root only ([`adapters/README.md`](../adapters/README.md))").commonFlag("--plugins-dir");
     public static final Setting<Path> SERVICE_ACCOUNT_DIR = Setting.of("serviceAccountDir", new SettingType.AbsolutePath(),
             ConfigLoader.DEFAULT_SERVICE_ACCOUNT_DIR, "token and CA for the kubeconfig").commonFlag("--service-account-dir");
     public static final Setting<List<Path>> ALLOWED_ROOTS = Setting.withoutDefault("allowedRoots", new SettingType.PathList(),

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  *
  * <p>The attempts once ran in a child JVM each, so that the TLS stack and the HTTP client left the agent's memory
  * with it. Measured in the image, that child made the container's peak far higher than what the client keeps in the
- * agent (README, "Upgrade and uninstall"), and the agent loads the same client on SIGTERM anyway to decide whether
+ * agent (docs/install.md, "Upgrade and uninstall"), and the agent loads the same client on SIGTERM anyway to decide whether
  * this is an uninstall.
  */
 final class InProcessAttempts

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What the README promises of every write, checked on the system calls of the real launcher ({@code strace}): the
+ * What docs/design.md promises of every write, checked on the system calls of the real launcher ({@code strace}): the
  * temp file is created with its final mode (the kubeconfig never readable by others, not for a moment), synced before
  * its rename, and the directory synced after the rename or the unlink, so that the change survives a crash; and no
  * file we write in place of another has wider permissions than it.

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * containerd as the judge of every layout the README claims, at the three moments that matter: once the agent has
+ * containerd as the judge of every layout the docs claim, at the three moments that matter: once the agent has
  * installed, after the primary rewrote its file while the agent runs (as platforms do: a complete new file renamed
  * over the old one), and after the agent's cleanup on SIGTERM (outside a cluster, so an uninstall). Each time
  * {@code ctr run --cni} sets up a container's network the way the kubelet's runtime would: the chained stand-in runs

@@ -12,22 +12,22 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's configuration reference is the settings table rendered ({@link Settings#markdownTable()}), byte for
- * byte. After changing the table, {@code -Dreadme.update=true} rewrites the README's table; review the diff.
+ * The configuration reference (docs/configuration.md) is the settings table rendered ({@link Settings#markdownTable()}), byte for
+ * byte. After changing the table, {@code -Dreadme.update=true} rewrites the doc's table; review the diff.
  */
-class ReadmeConfigurationReferenceTest
+class ConfigurationReferenceDocTest
 {
-    static final Path README = Path.of(System.getProperty("basedir", "")).toAbsolutePath().resolve("../README.md").normalize();
-    static final String SECTION = "## Configuration reference";
+    static final Path DOC = Path.of(System.getProperty("basedir", "")).toAbsolutePath().resolve("../docs/configuration.md").normalize();
+    static final String SECTION = "# Configuration reference";
     static final String HEADER = "| YAML key | flag | environment | default | meaning |";
 
     @Test
-    void readmeTableIsTheSettingsTable()
+    void theDocsTableIsTheSettingsTable()
             throws IOException
     {
-        List<String> lines = new ArrayList<>(Files.readAllLines(README, StandardCharsets.UTF_8));
+        List<String> lines = new ArrayList<>(Files.readAllLines(DOC, StandardCharsets.UTF_8));
         int section = lines.indexOf(SECTION);
-        assertThat(section).as("README.md has a section '%s'", SECTION).isNotNegative();
+        assertThat(section).as("docs/configuration.md has a section '%s'", SECTION).isNotNegative();
         int start = section;
         while (start < lines.size() && !lines.get(start).equals(HEADER)) {
             start++;
@@ -42,12 +42,12 @@ class ReadmeConfigurationReferenceTest
         if (Boolean.getBoolean("readme.update") && !inReadme.equals(rendered)) {
             lines.subList(start, end).clear();
             lines.addAll(start, rendered.lines().toList());
-            Files.writeString(README, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+            Files.writeString(DOC, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
             return;
         }
         assertThat(inReadme)
-                .as("README.md's configuration reference must be the table in io.cnichain.core.config.Settings; after changing the table, "
-                        + "regenerate it with  mvn -o -pl core -am test -Dtest=ReadmeConfigurationReferenceTest -Dsurefire.failIfNoSpecifiedTests=false -Dreadme.update=true  and review the diff")
+                .as("docs/configuration.md's configuration reference must be the table in io.cnichain.core.config.Settings; after changing the table, "
+                        + "regenerate it with  mvn -o -pl core -am test -Dtest=ConfigurationReferenceDocTest -Dsurefire.failIfNoSpecifiedTests=false -Dreadme.update=true  and review the diff")
                 .isEqualTo(rendered);
     }
 }
