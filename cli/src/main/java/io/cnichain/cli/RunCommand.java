@@ -1,6 +1,6 @@
 package io.cnichain.cli;
 
-import io.cnichain.core.agent.Agent;
+import io.cnichain.agent.loop.Agent;
 import io.cnichain.core.config.AgentConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -6,7 +6,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The start-up taint the agent removes from its own node once the chained plugin is in place, so that no pod is
- * scheduled there before it (see {@code io.cnichain.core.taint.NodeTaintRemover}).
+ * scheduled there before it (see {@code io.cnichain.agent.taint.NodeTaintRemover}).
  *
  * @param enabled  whether the agent removes the taint at all (off by default)
  * @param key      the taint's key; every taint with this key is removed, whatever its value and effect

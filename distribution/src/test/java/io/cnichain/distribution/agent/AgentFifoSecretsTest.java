@@ -44,11 +44,16 @@ class AgentFifoSecretsTest
         }
     }
 
+    /**
+     * Puts a FIFO in place of the file by one rename, so there is no moment without a file there: deleting first
+     * let the agent see "does not exist" in between, and the check of what it says raced with the FIFO's creation.
+     */
     static void fifo(Path path)
             throws Exception
     {
-        Files.deleteIfExists(path);
-        Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).start();
+        Path temp = path.resolveSibling("." + path.getFileName() + ".fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", temp.toString()).start();
         assertThat(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0).isTrue();
+        Files.move(temp, path, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 }

@@ -1,6 +1,6 @@
 package io.cnichain.distribution.agent;
 
-import io.cnichain.core.shutdown.StandInCluster;
+import io.cnichain.agent.shutdown.StandInCluster;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;

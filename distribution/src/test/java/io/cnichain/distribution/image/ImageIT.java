@@ -2,7 +2,7 @@ package io.cnichain.distribution.image;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
-import io.cnichain.core.shutdown.StandInCluster;
+import io.cnichain.agent.shutdown.StandInCluster;
 import io.cnichain.distribution.kubernetes.AgentResources;
 import io.cnichain.distribution.runtime.Commands;
 import io.cnichain.distribution.runtime.Layout;

@@ -1,6 +1,6 @@
 package io.cnichain.distribution.runtime;
 
-import io.cnichain.core.shutdown.StandInCluster;
+import io.cnichain.agent.shutdown.StandInCluster;
 import io.cnichain.distribution.runtime.Layout.Primary;
 import io.cnichain.distribution.runtime.StandInLog.Call;
 import org.junit.jupiter.api.AfterEach;

@@ -1,0 +1,267 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.config.CleanupMode;
+import io.cnichain.core.engine.Engine;
+import io.cnichain.core.engine.UninstallReport;
+import io.cnichain.agent.shutdown.DaemonSetWatch;
+import io.cnichain.agent.shutdown.ShutdownDecider;
+import io.cnichain.agent.shutdown.ShutdownDecision;
+import io.cnichain.agent.taint.NodeTaintRemover;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
+
+import java.io.IOException;
+import java.nio.file.FileSystems;
+import java.nio.file.WatchService;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The DaemonSet's main process: the reconcile loop on this thread, health endpoints, and a clean exit on
+ * SIGTERM, SIGINT or SIGHUP: stop watching, decide whether this is an uninstall ({@link ShutdownDecider}), and if
+ * so uninstall (entries first, then kubeconfig, then binaries), all within a bounded time; exit 0 when all of it
+ * went well and 1 otherwise. A second signal exits at once.
+ */
+public final class Agent
+{
+    private static final Logger log = LoggerFactory.getLogger(Agent.class);
+    private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
+    /** Each call of the DaemonSet's watch: to connect and to get the answer's head. */
+    private static final java.time.Duration WATCH_CALL_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+    private final Engine engine;
+    private final AgentConfig config;
+    private final AgentPolicy policy;
+    private final AgentStatus status = new AgentStatus();
+    private final AgentMetrics metrics = new AgentMetrics();
+    private final AtomicBoolean stopRequested = new AtomicBoolean();
+    private volatile String stopSignal = "a signal";
+    private volatile ReconcileLoop loop;
+
+    /**
+     * @param engine the engine on this node
+     */
+    public Agent(Engine engine)
+    {
+        this(engine, AgentPolicy.defaults());
+    }
+
+    /**
+     * @param engine the engine on this node
+     * @param policy the loop's timings: retries, fights, when a pass counts as stuck
+     */
+    public Agent(Engine engine, AgentPolicy policy)
+    {
+        this.engine = requireNonNull(engine, "engine is null");
+        this.config = engine.config();
+        this.policy = requireNonNull(policy, "policy is null");
+    }
+
+    /**
+     * Runs until a signal stops the agent.
+     *
+     * @return the exit code
+     */
+    public int run()
+            throws IOException
+    {
+        log.info("File calls: {}", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
+        Optional<HealthServer> health = Optional.empty();
+        if (config.run().healthPort() > 0) {
+            HealthServer server = new HealthServer(java.net.InetAddress.getByName(config.run().healthAddress()), config.run().healthPort(), status, metrics,
+                    policy.stuckAfter(), false);
+            server.start();
+            health = Optional.of(server);
+        }
+        Optional<HealthServer> scraper = Optional.empty();
+        if (config.run().metricsAddress().isPresent()) {
+            String address = config.run().metricsAddress().get();
+            int colon = address.lastIndexOf(':');
+            String host = address.substring(0, colon).replace("[", "").replace("]", "");
+            HealthServer server = new HealthServer(java.net.InetAddress.getByName(host), Integer.parseInt(address.substring(colon + 1)), status, metrics,
+                    policy.stuckAfter(), true);
+            server.start();
+            scraper = Optional.of(server);
+        }
+        // The start-up taint: nothing at all exists for it unless it is enabled.
+        Optional<NodeTaintRemover> taint = NodeTaintRemover.fromConfig(config);
+        if (taint.isPresent()) {
+            attach(taint.get(), status, metrics);
+        }
+        if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.apiServer().host().isPresent() && config.run().pod().isEmpty()) {
+            // In a pod, but the manifest lacks the downward API: every stop would look like an uninstall.
+            log.warn("cleanupOnShutdown is auto but POD_NAME, POD_NAMESPACE or NODE_NAME is not set: every stop (an update, a restart, a node "
+                    + "shutdown) will remove the plugin as an uninstall does; set them from the downward API (fieldRef metadata.name, "
+                    + "metadata.namespace, spec.nodeName)");
+        }
+        // What an uninstall takes away (the credentials) is not needed to see it: the DaemonSet is watched while we run.
+        Optional<DaemonSetWatch> ownDaemonSet = Optional.empty();
+        if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.run().pod().isPresent() && config.apiServer().host().isPresent()
+                && config.apiServer().port().isPresent() && config.apiServer().protocol().equals("https")) {
+            ownDaemonSet = Optional.of(new DaemonSetWatch(ShutdownDecider.client(config.apiServer(), WATCH_CALL_TIMEOUT), config.run().pod().get()).start());
+        }
+        Optional<WatchService> watchService = newWatchService();
+        SignalHandler handler = new SignalHandler()
+        {
+            @Override
+            public void handle(Signal signal)
+            {
+                onSignal(signal);
+            }
+        };
+        for (String signal : SIGNALS) {
+            Signal.handle(new Signal(signal), handler);
+        }
+        ShutdownDecision decision;
+        try {
+            try {
+                // Without an inotify instance (fs.inotify.max_user_instances used up) the node still gets the plugin:
+                // a full pass on a timer, not ready and saying why, until an instance can be had.
+                while (watchService.isEmpty() && !stopRequested.get()) {
+                    watchService = pollWithoutWatches();
+                }
+                if (watchService.isPresent()) {
+                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy);
+                    if (!stopRequested.get()) {
+                        loop.run();
+                    }
+                }
+            }
+            finally {
+                // The taint stays as it is: it is never added back, and a removal under way is abandoned.
+                taint.ifPresent(NodeTaintRemover::close);
+            }
+            if (!stopRequested.get()) {
+                log.error("The reconcile loop ended without a stop signal; exiting");
+                return 1;
+            }
+            // Decided while /metrics still answers, so that the decision can be seen there.
+            decision = ShutdownDecider.fromConfig(config).decide(ownDaemonSet.flatMap(DaemonSetWatch::uninstallSeen));
+            metrics.shutdownDecision(decision.decisionLabel(), decision.reason().label());
+        }
+        finally {
+            ownDaemonSet.ifPresent(DaemonSetWatch::close);
+            health.ifPresent(HealthServer::stop);
+            scraper.ifPresent(HealthServer::stop);
+        }
+        if (!decision.cleanUp()) {
+            log.info("{}: leaving our CNI entries, kubeconfig and binaries in place: {} (cleanupOnShutdown {}). Exiting.", stopSignal,
+                    decision.detail(), config.run().cleanupOnShutdown().yaml());
+            return 0;
+        }
+        log.info("{}: removing our CNI entries, kubeconfig and binaries: {} (cleanupOnShutdown {})", stopSignal, decision.detail(),
+                config.run().cleanupOnShutdown().yaml());
+        UninstallReport report = engine.uninstall();
+        if (report.succeeded()) {
+            log.info("Exiting.");
+            return 0;
+        }
+        log.error("Exiting with {} cleanup failure(s): {}", report.failures().size(), String.join("; ", report.failures()));
+        return 1;
+    }
+
+    /**
+     * The start-up taint follows readiness: told after every pass, shown in {@code /readyz}'s detail (never as a reason
+     * not to be ready: readiness is what removes it) and as a gauge.
+     */
+    static void attach(NodeTaintRemover remover, AgentStatus status, AgentMetrics metrics)
+    {
+        status.onReadiness(remover::onReadiness);
+        status.addDetail(() -> remover.state().describe());
+        metrics.addGauge(NodeTaintRemover.METRIC_NAME, NodeTaintRemover.METRIC_HELP, () -> remover.state().removedGauge());
+    }
+
+    /** How often a node without an inotify instance is looked at again, and an instance asked for. */
+    static final java.time.Duration POLL_WITHOUT_WATCHES = java.time.Duration.ofSeconds(5);
+
+    private Optional<WatchService> newWatchService()
+    {
+        try {
+            return Optional.of(FileSystems.getDefault().newWatchService());
+        }
+        catch (IOException e) {
+            String reason = "cannot watch anything: no inotify instance (" + e.getMessage() + "; fs.inotify.max_user_instances is likely used "
+                    + "up on this node); installing by a full look every " + POLL_WITHOUT_WATCHES.toSeconds() + " s, not ready, until one can be had";
+            if (!reason.equals(noWatchReason)) {
+                log.error("{}", reason);
+            }
+            noWatchReason = reason;
+            return Optional.empty();
+        }
+    }
+
+    private volatile String noWatchReason = "";
+    /** Counted down by the first stop signal: ends a wait between passes without watches. */
+    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+
+    /** One full pass without watches, then the wait, then another try at an inotify instance. */
+    private Optional<WatchService> pollWithoutWatches()
+    {
+        status.loopRunning(true);
+        status.busy(true);
+        List<String> reasons = new java.util.ArrayList<>();
+        try {
+            io.cnichain.core.engine.InstallReport report = engine.install();
+            report.failure().ifPresent(reasons::add);
+            report.outcomes().stream().filter(outcome -> outcome.result() == io.cnichain.core.engine.FileOutcome.Result.FAILED)
+                    .forEach(outcome -> reasons.add(outcome.detail()));
+        }
+        catch (RuntimeException e) {
+            reasons.add("the last pass failed: " + e.getMessage());
+        }
+        finally {
+            status.busy(false);
+        }
+        reasons.add(noWatchReason);
+        status.publish(reasons);
+        try {
+            if (stopped.await(POLL_WITHOUT_WATCHES.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                return Optional.empty();
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+        Optional<WatchService> service = newWatchService();
+        service.ifPresent(ignored -> log.info("An inotify instance could be had again: watching from now on"));
+        return service;
+    }
+
+    private void onSignal(Signal signal)
+    {
+        if (!stopRequested.compareAndSet(false, true)) {
+            log.warn("SIG{} received again; exiting at once, cleanup unfinished", signal.getName());
+            Runtime.getRuntime().halt(1);
+        }
+        stopSignal = "SIG" + signal.getName();
+        log.info("SIG{} received; stopping watches, then {}", signal.getName(), switch (config.run().cleanupOnShutdown()) {
+            case ALWAYS -> "removing what we installed";
+            case NEVER -> "exiting without cleanup";
+            case AUTO -> "deciding whether this is an uninstall";
+        });
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(config.run().shutdownTimeout().toMillis());
+                log.error("Shutdown did not finish within {} s; exiting with cleanup unfinished", config.run().shutdownTimeout().toSeconds());
+                Runtime.getRuntime().halt(1);
+            }
+            catch (InterruptedException ignored) {
+                // the process is exiting anyway
+            }
+        }, "shutdown-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        stopped.countDown();
+        ReconcileLoop current = loop;
+        if (current != null) {
+            current.stop();
+        }
+    }
+}

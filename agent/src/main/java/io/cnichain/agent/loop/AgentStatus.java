@@ -1,0 +1,123 @@
+package io.cnichain.agent.loop;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * What the health endpoints report, published by the reconcile thread after every pass, and how far the loop has
+ * got: wake-ups started and done, so that whoever made a change can tell when everything queued before it has been
+ * dealt with.
+ */
+final class AgentStatus
+{
+    /** A pass longer than this makes readiness false until it ends (passes take milliseconds). */
+    static final Duration PASS_NOT_READY = Duration.ofSeconds(1);
+
+    private volatile List<String> notReady = List.of("starting: first reconcile not done yet");
+    private volatile long busySinceNanos;
+    private volatile boolean loopRunning;
+    private final AtomicLong wakeUpsStarted = new AtomicLong();
+    private final AtomicLong wakeUpsDone = new AtomicLong();
+    private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
+    private final List<Supplier<String>> details = new CopyOnWriteArrayList<>();
+
+    void publish(List<String> reasons)
+    {
+        notReady = List.copyOf(reasons);
+        boolean ready = notReady.isEmpty();
+        for (Consumer<Boolean> listener : readinessListeners) {
+            listener.accept(ready);
+        }
+    }
+
+    /** Told the readiness after every pass, on the loop's thread: it must return at once. */
+    void onReadiness(Consumer<Boolean> listener)
+    {
+        readinessListeners.add(listener);
+    }
+
+    /** A line shown by {@code /readyz} whether ready or not; information, never a reason not to be ready. */
+    void addDetail(Supplier<String> detail)
+    {
+        details.add(detail);
+    }
+
+    List<String> details()
+    {
+        return details.stream().map(Supplier::get).filter(detail -> !detail.isEmpty()).toList();
+    }
+
+    /**
+     * @return why not ready: the last pass's reasons, and a pass under way for longer than {@link #PASS_NOT_READY}
+     *         (what the runtime loads is not known until it ends: a pass stuck on a file says so within a second)
+     */
+    List<String> notReady()
+    {
+        long since = busySinceNanos;
+        if (since != 0 && System.nanoTime() - since > PASS_NOT_READY.toNanos()) {
+            List<String> reasons = new java.util.ArrayList<>();
+            reasons.add("a reconcile pass has been under way for " + (System.nanoTime() - since) / 1_000_000
+                    + " ms; what the runtime loads is not known until it ends");
+            reasons.addAll(notReady);
+            return reasons;
+        }
+        return notReady;
+    }
+
+    boolean ready()
+    {
+        return notReady().isEmpty();
+    }
+
+    void loopRunning(boolean running)
+    {
+        loopRunning = running;
+    }
+
+    void busy(boolean busy)
+    {
+        busySinceNanos = busy ? System.nanoTime() : 0;
+    }
+
+    void wakeUpStarted()
+    {
+        wakeUpsStarted.incrementAndGet();
+    }
+
+    void wakeUpDone()
+    {
+        wakeUpsDone.incrementAndGet();
+    }
+
+    /** @return the wake-ups the loop has begun to process (each takes every event queued by then) */
+    long wakeUpsStarted()
+    {
+        return wakeUpsStarted.get();
+    }
+
+    /** @return the wake-ups fully processed, their pass included */
+    long wakeUpsDone()
+    {
+        return wakeUpsDone.get();
+    }
+
+    /**
+     * @param stuckAfter how long one pass may take before the loop counts as stuck
+     * @return why the loop is not healthy, or null when it is
+     */
+    String unhealthy(Duration stuckAfter)
+    {
+        if (!loopRunning) {
+            return "the reconcile loop is not running";
+        }
+        long since = busySinceNanos;
+        if (since != 0 && System.nanoTime() - since > stuckAfter.toNanos()) {
+            return "the reconcile loop has been busy with one pass for " + (System.nanoTime() - since) / 1_000_000 + " ms";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,149 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Says, for every configuration file a wake-up reported, what it is: our own write coming back (ignored), a link
+ * someone created or re-pointed, a file someone changed, or a file that is gone; one log line each. A real change
+ * restarts the file's retries and, for a file we wrote, marks when our write was undone.
+ */
+final class EchoFilter
+{
+    private static final Logger log = LoggerFactory.getLogger(EchoFilter.class);
+
+    /** Changes to other files are summed up at most this often at INFO; each is at DEBUG. */
+    static final long SUMMARY_NANOS = 1_000_000_000L;
+
+    private final HostPaths host;
+    private final Path confDir;
+    private final WriteLedger ledger;
+    private final RetrySchedule retries;
+    private int quietChanges;
+    private String quietExample;
+    private long lastSummaryNanos;
+
+    EchoFilter(HostPaths host, Path confDir, WriteLedger ledger, RetrySchedule retries)
+    {
+        this.host = requireNonNull(host, "host is null");
+        this.confDir = requireNonNull(confDir, "confDir is null");
+        this.ledger = requireNonNull(ledger, "ledger is null");
+        this.retries = requireNonNull(retries, "retries is null");
+    }
+
+    /**
+     * @param files     the changed files (host paths) with their first event
+     * @param snapshot  the node now
+     * @param seenNanos when the events were taken
+     * @return whether any of them is a real change
+     */
+    boolean anyRealChange(Map<Path, EventKind> files, NodeSnapshot snapshot, long seenNanos)
+    {
+        boolean real = false;
+        Set<Path> linkedTo = null;
+        for (Map.Entry<Path, EventKind> file : files.entrySet()) {
+            ConfigEntry entry = snapshot.inspect(file.getKey());
+            boolean other = isOtherFile(file.getKey(), entry);
+            if (other && linkedTo == null) {
+                linkedTo = loadedThroughLinks(snapshot);
+            }
+            if (other && !linkedTo.contains(file.getKey())) {
+                // Not a name the runtime loads, and nothing we wrote: an adapter may still claim it (a
+                // .conflist-current before its link exists), so it is looked at, but a storm of them is not logged line by line.
+                log.debug("Detected event: {} {}; not a configuration the runtime loads", file.getValue(), file.getKey());
+                quietChanges++;
+                quietExample = quietExample == null ? file.getKey().getFileName().toString() : quietExample;
+                real = true;
+                continue;
+            }
+            real |= isRealChange(file.getKey(), file.getValue(), entry, seenNanos);
+        }
+        summarize(seenNanos);
+        return real;
+    }
+
+    private boolean isOtherFile(Path path, ConfigEntry entry)
+    {
+        return confDir.equals(path.getParent()) && !entry.runtimeLoadable() && !entry.isSymlink()
+                && entry.resolvedFile().flatMap(ledger::last).isEmpty();
+    }
+
+    /**
+     * @return the files the runtime loads through a link of the conf dir (OCI's {@code 10-oci.conflist-current}): not
+     *         loaded by their own name, but loaded all the same
+     */
+    private static Set<Path> loadedThroughLinks(NodeSnapshot snapshot)
+    {
+        Set<Path> targets = new HashSet<>();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.isSymlink() && entry.resolvedFile().isPresent()) {
+                targets.add(entry.resolvedFile().get());
+            }
+        }
+        return targets;
+    }
+
+    private void summarize(long nowNanos)
+    {
+        if (quietChanges > 0 && nowNanos - lastSummaryNanos >= SUMMARY_NANOS) {
+            log.info("{} change(s) to files in {} that the runtime does not load as configurations (for example {}); details at debug level",
+                    quietChanges, confDir, quietExample);
+            quietChanges = 0;
+            quietExample = null;
+            lastSummaryNanos = nowNanos;
+        }
+    }
+
+    private boolean isRealChange(Path path, EventKind kind, ConfigEntry entry, long seenNanos)
+    {
+        Optional<Path> resolved = entry.resolvedFile();
+        if (entry.isSymlink()) {
+            // We never write links: this is someone else's doing, even when it leads to a file we wrote.
+            if (resolved.isEmpty()) {
+                log.info("Link {} {}; it does not resolve: {}", path, linkVerb(kind), entry.problem().orElse(""));
+                return true;
+            }
+            log.info("Link {} {}; it resolves to {}", path, linkVerb(kind), resolved.get());
+            retries.reset(resolved.get());
+            log.info("New/changed file [{}] detected; re-installing", path);
+            return true;
+        }
+        if (resolved.isPresent()) {
+            if (ledger.isEcho(entry)) {
+                log.info("Ignoring event: {} {}; written by us", kind, path);
+                return false;
+            }
+            retries.reset(resolved.get());
+            ledger.overwrittenAt(resolved.get(), seenNanos);
+            if (!resolved.get().equals(path)) {
+                log.info("File {} resolves to {}", path, resolved.get());
+            }
+            log.info("New/changed file [{}] detected; re-installing", path);
+        }
+        else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
+            log.info("Detected event: {} {}; the file is gone", kind, path);
+        }
+        else {
+            log.info("Detected event: {} {}: {}", kind, path, entry.problem().orElse(""));
+        }
+        return true;
+    }
+
+    private static String linkVerb(EventKind kind)
+    {
+        return kind == EventKind.CREATE ? "created" : "changed";
+    }
+}

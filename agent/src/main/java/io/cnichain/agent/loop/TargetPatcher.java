@@ -1,0 +1,174 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.engine.Installer;
+import io.cnichain.spi.ConfigTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Patches one authoritative file, minding what the agent knows about it: a fight holds it back (and a quick revert
+ * of our last write may start or extend one), a file that does not parse yet is retried on the
+ * {@link RetrySchedule}, a write the filesystem refused is tried again ({@link WriteRetries}), and what we write goes
+ * into the {@link WriteLedger}. Schedules the passes that follow up.
+ */
+final class TargetPatcher
+{
+    private static final Logger log = LoggerFactory.getLogger(TargetPatcher.class);
+
+    private final Installer installer;
+    private final WriteLedger ledger;
+    private final FightTracker fights;
+    private final RetrySchedule retries;
+    private final WriteRetries writeRetries;
+    private final Timers timers;
+    private final AgentMetrics metrics;
+
+    TargetPatcher(Installer installer, WriteLedger ledger, FightTracker fights, RetrySchedule retries, WriteRetries writeRetries, Timers timers,
+            AgentMetrics metrics)
+    {
+        this.installer = requireNonNull(installer, "installer is null");
+        this.ledger = requireNonNull(ledger, "ledger is null");
+        this.fights = requireNonNull(fights, "fights is null");
+        this.retries = requireNonNull(retries, "retries is null");
+        this.writeRetries = requireNonNull(writeRetries, "writeRetries is null");
+        this.timers = requireNonNull(timers, "timers is null");
+        this.metrics = requireNonNull(metrics, "metrics is null");
+    }
+
+    /**
+     * Patches the file unless a fight holds it back.
+     *
+     * @param snapshot        the look at the node the decision was made from (a file it read is patched from those bytes)
+     * @param firstEventNanos when the event that led here woke the loop, for the reaction time
+     * @return why the file is not patched yet, when it is not
+     */
+    Optional<NotPatched> patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
+    {
+        Path file = target.resolvedFile();
+        long now = System.nanoTime();
+        Optional<Long> blocked = fights.blockedUntil(file, now);
+        if (blocked.isPresent()) {
+            timers.schedule(blocked.get(), Timers.Kind.BACKOFF_OVER, Optional.empty());
+            return Optional.of(fightReason(file, selection));
+        }
+        Optional<WriteLedger.Entry> before = ledger.last(file);
+        Optional<Long> undone = ledger.overwrittenSince(file);
+        FileOutcome outcome = installer.patch(target, selection, snapshot);
+        long written = System.nanoTime();
+        if (outcome.result() != FileOutcome.Result.FAILED) {
+            writeRetries.succeeded(file);
+        }
+        switch (outcome.result()) {
+            case PATCHED, CONVERTED -> {
+                for (FileOutcome.Written w : outcome.written()) {
+                    ledger.record(w, written);
+                }
+                metrics.patchWritten();
+                if (firstEventNanos.isPresent()) {
+                    metrics.reaction(written - firstEventNanos.getAsLong());
+                }
+                retries.reset(file);
+                Optional<FightTracker.Step> reverted = before.isPresent() ? fights.onRevert(file, before.get().nanos(), undone.orElse(now), now) : Optional.empty();
+                if (reverted.isPresent()) {
+                    FightTracker.Step step = reverted.get();
+                    metrics.fight();
+                    FightPolicy policy = fights.policy();
+                    log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
+                                    + "over it. Next write in {} s. {}", file, step.reverts(), seconds(policy.window()), policy.quickRevert().toMillis(),
+                            seconds(step.backoff()), hint(selection));
+                }
+                if (fights.fighting(file)) {
+                    timers.schedule(written + fights.policy().stable().toNanos(), Timers.Kind.STABILITY_CHECK, Optional.of(file));
+                    return Optional.of(fightReason(file, selection));
+                }
+                return Optional.empty();
+            }
+            case UNCHANGED, REMOVED -> {
+                retries.reset(file);
+                ledger.notOverwritten(file);
+                return fights.fighting(file) ? Optional.of(fightReason(file, selection)) : Optional.empty();
+            }
+            case WAITING -> {
+                RetrySchedule.Next next = retries.onWaiting(file, now);
+                if (next instanceof RetrySchedule.Retry retry) {
+                    log.debug("Retrying {} in {} ms (retry {} of {})", file, retry.delay().toMillis(), retry.number(), retry.of());
+                    timers.schedule(retry.dueNanos(), Timers.Kind.RETRY, Optional.empty());
+                }
+                else if (next instanceof RetrySchedule.Pending pending) {
+                    // The timer may have been folded into an earlier one that brought us here: keep one for the retry.
+                    timers.schedule(pending.dueNanos(), Timers.Kind.RETRY, Optional.empty());
+                }
+                else if (next instanceof RetrySchedule.GiveUp giveUp) {
+                    log.warn("{} still cannot be patched after {} retries ({}); left alone until it changes", file, giveUp.retries(), outcome.detail());
+                }
+                return Optional.of(new NotPatched(ReconcileResult.WAITING, "waiting for " + file + ": " + outcome.detail()));
+            }
+            default -> {
+                // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
+                for (FileOutcome.Written w : outcome.written()) {
+                    ledger.record(w, written);
+                }
+                if (outcome.retryable()) {
+                    writeRetries.failed(file, now);
+                }
+                return Optional.of(new NotPatched(ReconcileResult.FAILED, outcome.detail()));
+            }
+        }
+    }
+
+    /** A stability check is due: ends the file's fight if it has kept our last write long enough. */
+    void checkStable(Path file)
+    {
+        if (!ledger.holdsOurLastWrite(file)) {
+            return;
+        }
+        ledger.last(file).ifPresent(last -> {
+            if (fights.onStable(file, last.nanos(), System.nanoTime())) {
+                log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(fights.policy().stable()));
+            }
+        });
+    }
+
+    private NotPatched fightReason(Path file, Selection selection)
+    {
+        Duration backoff = fights.fights().get(file);
+        return new NotPatched(ReconcileResult.WAITING, "another writer keeps undoing our entry in " + file + "; backing off "
+                + (backoff == null ? "" : seconds(backoff) + " s") + ". " + hint(selection));
+    }
+
+    private static String hint(Selection selection)
+    {
+        try {
+            return selection.chosen().adapter().fightHint().map(h -> "Hint: " + h)
+                    .orElse("Hint: find the other agent rewriting this file and let it keep chained plugins.");
+        }
+        catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). */
+    static String seconds(Duration duration)
+    {
+        return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * Why a file is not patched.
+     *
+     * @param result {@link ReconcileResult#WAITING} when it may be soon, {@link ReconcileResult#FAILED} when not
+     * @param reason one line, for {@code /readyz}
+     */
+    record NotPatched(ReconcileResult result, String reason) {}
+}

@@ -1,0 +1,106 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigEntry;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * What we last wrote to each file (host paths): its bytes, to recognise our own echo among the events, and when, to
+ * tell a quick revert by another writer from a primary that simply rewrites its file now and then; and when another
+ * writer was first seen changing it since.
+ */
+final class WriteLedger
+{
+    private final HostPaths host;
+    private final BoundedFileReader reader;
+    private final Map<Path, Entry> entries = new HashMap<>();
+    private final Map<Path, Long> overwritten = new HashMap<>();
+
+    WriteLedger(HostPaths host, BoundedFileReader reader)
+    {
+        this.host = requireNonNull(host, "host is null");
+        this.reader = requireNonNull(reader, "reader is null");
+    }
+
+    void record(FileOutcome.Written written, long nanos)
+    {
+        entries.put(written.hostPath(), new Entry(written, nanos));
+        overwritten.remove(written.hostPath());
+    }
+
+    Optional<Entry> last(Path hostPath)
+    {
+        return Optional.ofNullable(entries.get(hostPath));
+    }
+
+    /**
+     * Is an event on this entry our own write coming back? Only when the entry is a file (we never write links: an
+     * event on a link is someone else's doing, whatever it resolves to) whose bytes are what we last wrote there.
+     *
+     * @param entry the entry the event named, as it is now
+     * @return whether the event is our echo
+     */
+    boolean isEcho(ConfigEntry entry)
+    {
+        if (entry.isSymlink()) {
+            return false;
+        }
+        return entry.resolvedFile().isPresent() && holdsOurLastWrite(entry.resolvedFile().get());
+    }
+
+    /** @return whether the file holds exactly what we last wrote to it */
+    boolean holdsOurLastWrite(Path hostPath)
+    {
+        Entry entry = entries.get(hostPath);
+        if (entry == null) {
+            return false;
+        }
+        Optional<byte[]> content = contentOf(hostPath);
+        return content.isPresent() && entry.written().sameContent(content.get());
+    }
+
+    /** Another writer changed a file we wrote: the first time since our last write is when our write was undone. */
+    void overwrittenAt(Path hostPath, long nanos)
+    {
+        if (entries.containsKey(hostPath)) {
+            overwritten.putIfAbsent(hostPath, nanos);
+        }
+    }
+
+    /** The file still holds our entry after all: no revert to count. */
+    void notOverwritten(Path hostPath)
+    {
+        overwritten.remove(hostPath);
+    }
+
+    /** @return when another writer was first seen changing the file since our last write */
+    Optional<Long> overwrittenSince(Path hostPath)
+    {
+        return Optional.ofNullable(overwritten.get(hostPath));
+    }
+
+    private Optional<byte[]> contentOf(Path hostPath)
+    {
+        try {
+            return Optional.of(reader.read(host.toContainer(hostPath), hostPath));
+        }
+        catch (CniChainException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * @param written what we wrote
+     * @param nanos   when ({@link System#nanoTime()})
+     */
+    record Entry(FileOutcome.Written written, long nanos) {}
+}

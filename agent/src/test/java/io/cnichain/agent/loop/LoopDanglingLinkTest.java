@@ -1,0 +1,64 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A link in the conf dir whose target, in another directory, is not there yet (or has gone): when it appears, the
+ * runtime loads it at once, and inotify says nothing in the conf dir. Found by the reliability suite: the agent never
+ * heard of it, and the runtime ran a configuration without our entry until some other change came along.
+ */
+@Tag("reliability")
+@ExtendWith(TempNodeExtension.class)
+class LoopDanglingLinkTest
+{
+    @Test
+    void aTargetAppearingInAnotherDirectoryIsPatchedWithoutAnyOtherEvent(TestNode node)
+            throws Exception
+    {
+        Files.createDirectories(node.host("/etc/cni/oci"));
+        node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitLog("No active CNI configuration files found");
+            Path real = node.replaceAtomicallyAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
+            loop.awaitPatched(real);
+            loop.awaitReady();
+            assertThat(Files.isSymbolicLink(node.conf("10-oci.conflist"))).isTrue();
+        }
+    }
+
+    @Test
+    void aTargetWhoseDirectoryAppearsLaterIsPatchedToo(TestNode node)
+            throws Exception
+    {
+        node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitLog("No active CNI configuration files found");
+            Files.createDirectories(node.host("/etc/cni/oci"));
+            Path real = node.replaceAtomicallyAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
+            loop.awaitPatched(real);
+            loop.awaitReady();
+        }
+    }
+
+    @Test
+    void aLinkLeadingOutsideTheAllowedRootsGetsNoWatchThere(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        node.link("05-out.conflist", "/var/lib/elsewhere/05-out.conflist");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(file);
+            loop.barrier();
+            assertThat(loop.lines("Watching")).noneMatch(line -> line.contains("/var/lib"));
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Another writer that undoes our patch at once, as Cilium's exclusive mode does, against one that rewrites now and then. */
+@ExtendWith(TempNodeExtension.class)
+class LoopFightTest
+{
+    /**
+     * A revert within 100 ms is quick; 3 make a fight; back-off 150 ms doubling to 300 ms (longer than the quick-revert
+     * window, so only a revert timed from when it was seen counts as quick at the end of a back-off); over after
+     * 150 ms of peace.
+     */
+    static final AgentPolicy FIGHTS = new AgentPolicy(RunningLoop.FAST.retryDelays(),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(150), Duration.ofMillis(300), Duration.ofMillis(150)),
+            RunningLoop.FAST.stuckAfter());
+
+    static final String FIGHT = "another writer keeps undoing our entry in /etc/cni/net.d/05-cilium.conflist; backing off ";
+
+    @Test
+    void quickRevertsAreBackedOffFromLongerEachTimeNotReadyWithTheHintThenTheFightEnds(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            AtomicBoolean fighting = new AtomicBoolean(true);
+            Thread other = new Thread(() -> {
+                // The other writer undoes our entry the moment it sees it.
+                while (fighting.get()) {
+                    if (RunningLoop.read(file).contains("linkerd-cni")) {
+                        node.replaceAtomically("05-cilium.conflist", original);
+                    }
+                    pause(1);
+                }
+            }, "other-writer");
+            other.start();
+            try {
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist was undone", 3);
+                assertThat(loop.status.ready()).isFalse();
+                assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith(FIGHT)
+                        .endsWith("Hint: " + LoopTestAdapter.FIGHT_HINT));
+            }
+            finally {
+                fighting.set(false);
+                other.join();
+            }
+            assertThat(loop.lines("Backing off: /etc/cni/net.d/05-cilium.conflist").subList(0, 3)).extracting(RunningLoop::afterNextWrite)
+                    .containsExactly("0.15", "0.3", "0.3");
+            // One write per back-off: the revert that came while we waited is counted as the quick revert it was.
+            List<String> writesAndSteps = loop.lines("/etc/cni/net.d/05-cilium.conflist").stream()
+                    .filter(line -> line.contains("Created CNI config") || line.contains("Backing off"))
+                    .map(line -> line.contains("Backing off") ? "step" : "write")
+                    .toList();
+            int firstStep = writesAndSteps.indexOf("step");
+            assertThat(writesAndSteps.subList(firstStep, firstStep + 5)).containsExactly("step", "write", "step", "write", "step");
+            assertThat(loop.lines("Backing off").get(0)).contains("was undone 3 times within 10 s, each time less than 100 ms after our write; "
+                    + "another writer is fighting over it. Next write in 0.15 s. Hint: " + LoopTestAdapter.FIGHT_HINT);
+
+            // The other writer stopped: once the file has kept our entry for a while, back to normal and ready.
+            loop.awaitPatched(file);
+            loop.awaitReady();
+            loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has kept our entry for 0.15 s; the fight is over, back to normal speed");
+            assertThat(loop.metrics()).containsPattern("cnichain_fights_total ([3-9]|[1-9][0-9])\n").contains("cnichain_ready 1");
+        }
+    }
+
+    @Test
+    void aPrimaryRewritingNowAndThenIsRepatchedEveryTimeAndNeverBackedOffFrom(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-flannel.conflist", "{\"name\":\"cbr0\",\"cniVersion\":\"0.3.1\",\"plugins\":[{\"type\":\"flannel\"},{\"type\":\"portmap\"}]}");
+        String original = node.read("10-flannel.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            for (int rewrite = 1; rewrite <= FIGHTS.fights().threshold() + 1; rewrite++) {
+                // The primary's pace, not a wait for the agent: it rewrites well after the quick-revert window.
+                Thread.sleep(2 * FIGHTS.fights().quickRevert().toMillis());
+                node.replaceAtomically("10-flannel.conflist", original);
+                loop.awaitCount("Created CNI config /etc/cni/net.d/10-flannel.conflist", 1 + rewrite);
+                loop.awaitPatched(file);
+            }
+            loop.barrier();
+            assertThat(loop.count("Backing off")).isZero();
+            assertThat(loop.metrics()).contains("cnichain_fights_total 0\n");
+            assertThat(loop.status.notReady()).isEmpty();
+        }
+    }
+
+    private static void pause(long millis)
+    {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

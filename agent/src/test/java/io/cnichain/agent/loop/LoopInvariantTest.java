@@ -1,0 +1,112 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static io.cnichain.agent.loop.RunningLoop.patched;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Readiness says the runtime's file carries our entry only when it does. */
+@ExtendWith(TempNodeExtension.class)
+class LoopInvariantTest
+{
+    @Test
+    void theRuntimesFileOutOfTheAllowedRootsKeepsTheAgentNotReadyWithTheReason(TestNode node)
+            throws Exception
+    {
+        Path outside = node.writeAt(node.host("/etc/passwd"), TestNode.CALICO);
+        String before = node.readAt(outside);
+        node.link("04-out.conflist", "/etc/passwd");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                    .startsWith("the runtime loads /etc/cni/net.d/04-out.conflist, which cannot be patched: ").contains("outside the allowed roots"));
+            assertThat(loop.metrics()).contains("cnichain_ready 0");
+            assertThat(node.readAt(outside)).isEqualTo(before);
+            assertThat(loop.count("ERROR the runtime loads /etc/cni/net.d/04-out.conflist")).as("said once").isEqualTo(1);
+
+            // The link goes: the runtime now loads the next file, which gets our entry, and the agent is ready.
+            Files.delete(node.conf("04-out.conflist"));
+            loop.awaitPatched(calico);
+            loop.awaitReady();
+            assertThat(loop.metrics()).contains("cnichain_ready 1");
+        }
+    }
+
+    @Test
+    void anAdapterNamingAnotherFileDoesNotTakeTheRuntimesFileAway(TestNode node)
+            throws Exception
+    {
+        Path single = node.write("05-single.conf", "{\"cniVersion\":\"0.4.0\",\"name\":\"single\",\"type\":\"bridge\"}");
+        Path own = node.write("10-own.conflist-current", TestNode.OCI);
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, LoopTestAdapter.naming("10-own.conflist-current"))) {
+            loop.awaitPatched(own);
+            loop.awaitPatched(node.conf("05-single.conflist"));
+            assertThat(single).doesNotExist();
+            loop.awaitReady();
+
+            // The primary writes its .conf again: the runtime loads it, so it is converted again, and readiness waits.
+            node.write("05-single.conf", "{\"cniVersion\":\"0.4.0\",\"name\":\"single\",\"type\":\"bridge\"}");
+            loop.await(() -> !Files.exists(node.conf("05-single.conf")) && patched(node.conf("05-single.conflist")),
+                    () -> "05-single.conf was not converted again");
+            loop.awaitReady();
+        }
+    }
+
+    @Test
+    void aFirstFileTooLargeToReadWholeKeepsTheAgentNotReady(TestNode node)
+            throws Exception
+    {
+        // A valid list padded past maxConfigBytes (1 MiB): the runtime may well load it, and we cannot tell what it holds.
+        Files.writeString(node.conf("05-big.conflist"), "{\"cniVersion\":\"0.4.0\",\"name\":\"big\",\"plugins\":[{\"type\":\"bridge\"}]}"
+                + " ".repeat(2 << 20));
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(calico);
+            loop.barrier();
+            assertThat(loop.status.ready()).isFalse();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                    .startsWith("/etc/cni/net.d/05-big.conflist sorts before the effective configuration and cannot be read whole (")
+                    .contains("the runtime may load it"));
+
+            Files.delete(node.conf("05-big.conflist"));
+            loop.awaitReady();
+        }
+    }
+
+    @Test
+    void aFileOnlyAnOlderLibcniLoadsKeepsTheAgentNotReady(TestNode node)
+            throws Exception
+    {
+        // libcni 1.3 rejects cniVersions that are not versions; libcni 1.1 (containerd 1.6) knows no cniVersions and loads it.
+        node.write("05-net.conflist", "{\"cniVersion\":\"0.4.0\",\"name\":\"net\",\"cniVersions\":[\"1.x\"],\"plugins\":[{\"type\":\"bridge\"}]}");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(calico);
+            loop.barrier();
+            assertThat(loop.status.ready()).isFalse();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                    .startsWith("libcni 1.1 (containerd 1.6) loads /etc/cni/net.d/05-net.conflist, which libcni 1.3 rejects (")
+                    .contains("on a node whose runtime links libcni 1.1 it runs without our entry"));
+        }
+    }
+
+    @Test
+    void theFileAnOlderLibcniLoadsInsteadIsPatchedToo(TestNode node)
+            throws Exception
+    {
+        // disableCheck as a string: libcni 1.3 loads it, libcni 1.1 rejects it and loads the next file. Both carry our entry.
+        Path first = node.write("05-net.conflist", "{\"cniVersion\":\"0.4.0\",\"name\":\"net\",\"disableCheck\":\"true\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(first);
+            loop.awaitPatched(calico);
+            loop.awaitReady();
+        }
+    }
+}

@@ -1,0 +1,269 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.testkit.KubeletVolume;
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The watches besides the configuration: the service-account token, our binary, directories that come and go. */
+@ExtendWith(TempNodeExtension.class)
+class LoopWatchTest
+{
+    @Test
+    void tokenRotationByAKubeletStyleDataSwapRewritesTheKubeconfig(TestNode node)
+            throws Exception
+    {
+        // The kubelet's atomic writer: timestamped dir, ..data link to it, token -> ..data/token.
+        KubeletVolume account = node.serviceAccount().update("token", "first-token");
+        Path firstPayload = account.dataDirectory();
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            assertThat(kubeconfig).content().contains("token: first-token");
+
+            account.update("token", "second-token");
+            assertThat(firstPayload).as("the kubelet deletes the old payload").doesNotExist();
+
+            loop.await(() -> RunningLoop.read(kubeconfig).contains("token: second-token"), () -> "the kubeconfig still holds " + RunningLoop.read(kubeconfig));
+            loop.awaitLog("Detected change in service account files; recreating kubeconfig file");
+            assertThat(loop.count("first-token") + loop.count("second-token")).as("the token never reaches the log").isZero();
+        }
+    }
+
+    @Test
+    void aConfDirReplacedByRenameIsWatchedWhereItIsNow(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(file);
+            Path confDir = node.confDir();
+            Path fresh = Files.createDirectories(confDir.resolveSibling("net.d.new"));
+            Files.writeString(fresh.resolve("10-calico.conflist"), TestNode.CALICO);
+            Path old = confDir.resolveSibling("net.d.old");
+            // The watch follows the inode: without the parent's events, the new directory would go unseen until the
+            // periodic check (a minute), ready all the while, and the old one's events taken for it.
+            Files.move(confDir, old);
+            Files.move(fresh, confDir);
+
+            loop.awaitPatched(file);
+            loop.awaitLog("now names another directory (renamed away, or another renamed in its place)");
+            loop.barrier();
+            assertThat(loop.status.ready()).as(String.valueOf(loop.status.notReady())).isTrue();
+
+            // What happens in the old directory is not the conf dir's business any more.
+            Files.writeString(old.resolve("10-calico.conflist"), TestNode.CALICO);
+            loop.barrier();
+            assertThat(Files.readString(old.resolve("10-calico.conflist"))).doesNotContain("linkerd-cni");
+            assertThat(RunningLoop.plugins(file)).last().isEqualTo("linkerd-cni");
+        }
+    }
+
+    @Test
+    void ourBinaryDeletedOrTamperedWithIsReinstalled(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            Path binary = node.binDir().resolve("linkerd-cni");
+            Files.delete(binary);
+            loop.await(() -> Files.isExecutable(binary), () -> binary + " is not back");
+            assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
+            Files.writeString(binary, "tampered");
+            loop.await(() -> RunningLoop.read(binary).equals(RunningLoop.read(node.imageBinDir().resolve("linkerd-cni"))), () -> binary + " is still tampered");
+            loop.awaitReady();
+        }
+    }
+
+    @Test
+    void theConfDirDeletedAndRecreatedIsWatchedAgain(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            deleteTree(node.confDir());
+            loop.awaitLog("Watched directory " + node.confDir() + " is gone; watching for it to come back");
+            Files.createDirectories(node.confDir());
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            loop.awaitPatched(file);
+            loop.await(() -> Files.exists(node.conf("ZZZ-linkerd-cni-kubeconfig")), () -> "the kubeconfig went with the directory and is not back");
+            // The new directory is watched: a later rewrite is seen too.
+            long writes = loop.count("Created CNI config /etc/cni/net.d/10-calico.conflist");
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            loop.awaitCount("Created CNI config /etc/cni/net.d/10-calico.conflist", writes + 1);
+            loop.awaitPatched(file);
+        }
+    }
+
+    @Test
+    void theAdaptersDirectoriesAreWatchedAlsoOnceTheyAppear(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path staging = node.host("/var/run/test-primary/staging");
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, new LoopTestAdapter(Set.of(Path.of("/var/run/test-primary/staging"))))) {
+            loop.awaitLog(staging + " does not exist yet; watching for it");
+            Files.createDirectories(staging);
+            // Armed by the event on its parent, or by a pass that came first: either way, said in the log.
+            loop.await(() -> loop.count("[" + staging + "] appeared; watching again and rescanning") + loop.count("Watching [" + staging + "] as well") > 0,
+                    () -> staging + " is not watched");
+            // Now armed: what happens in it reaches the loop (and is not a file we patch).
+            Files.writeString(staging.resolve("10-calico.conflist"), "{}");
+            loop.awaitLog("Ignoring event: CREATE /var/run/test-primary/staging/10-calico.conflist; not a file we patch");
+        }
+    }
+
+    /**
+     * A wanted directory made one level at a time while the loop arms the watch that waits for it, again and again:
+     * fresh, and after the whole chain was deleted. Whatever the pause between levels, the directory ends up watched
+     * (a file made in it is heard of). Watching only the nearest existing ancestor and then looking at the wanted
+     * directory itself lost about one chain in two at 0.5 ms: a level made between that look and the watch sent no
+     * event anywhere.
+     */
+    @Test
+    void aDirectoryMadeLevelByLevelWhileTheLoopArmsIsAlwaysWatched(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path top = node.host("/var");
+        Path staging = node.host("/var/run/test-primary/staging");
+        long[] pausesMicros = {0, 25, 50, 75, 100, 150, 200, 300, 500, 1000, 2000};
+        int rounds = 10;
+        List<String> missed = new ArrayList<>();
+        String log = "";
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, new LoopTestAdapter(Set.of(Path.of("/var/run/test-primary/staging"))))) {
+            loop.awaitLog(staging + " does not exist yet; watching for it");
+            int probe = 0;
+            long armed = armedLines(loop, staging);
+            for (int round = 0; round < rounds; round++) {
+                for (long pause : pausesMicros) {
+                    if (Files.exists(top)) {
+                        long gone = loop.count("Watched directory " + staging + " is gone");
+                        deleteTree(top);
+                        if (missed.isEmpty()) {
+                            // Watched: the loop hears it go (a chain it missed, it cannot).
+                            loop.awaitCount("Watched directory " + staging + " is gone", gone + 1);
+                        }
+                    }
+                    Path level = node.hostRoot();
+                    for (String name : List.of("var", "run", "test-primary", "staging")) {
+                        level = Files.createDirectory(level.resolve(name));
+                        pauseMicros(pause);
+                    }
+                    // Armed by the event on a parent, or by a pass that came first: either way, said in the log.
+                    String line = "Ignoring event: CREATE /var/run/test-primary/staging/probe-" + ++probe + ".conflist; not a file we patch";
+                    long deadline = System.nanoTime() + 3_000_000_000L;
+                    while (armedLines(loop, staging) == armed && System.nanoTime() < deadline) {
+                        Thread.sleep(1);
+                    }
+                    if (armedLines(loop, staging) > armed) {
+                        // Now armed: what happens in it reaches the loop.
+                        Files.writeString(staging.resolve("probe-" + probe + ".conflist"), "{}");
+                        while (loop.count(line) == 0 && System.nanoTime() < deadline) {
+                            Thread.sleep(1);
+                        }
+                    }
+                    armed = armedLines(loop, staging);
+                    if (loop.count(line) == 0) {
+                        missed.add("round " + round + ", pause " + pause + " µs");
+                        if (missed.size() == 1) {
+                            log = String.join("\n", loop.lines(""));
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(missed).as("chains whose last level was never watched, of %d; the log at the first:\n%s", rounds * pausesMicros.length, log).isEmpty();
+    }
+
+    /**
+     * The conf dir made one level at a time ({@code etc}, {@code etc/cni}, {@code etc/cni/net.d}) on a node that had
+     * none when the loop started, then the primary's list: every time, on a fresh loop, the list is patched. The pass
+     * that arms the conf dir must look at everything in it: a list written between its look and the watch sent no event.
+     */
+    @Test
+    void aConfDirMadeLevelByLevelAfterTheLoopStartedGetsItsListPatched()
+            throws Exception
+    {
+        long[] pausesMicros = {0, 50, 100, 200, 500, 1000};
+        int rounds = 5;
+        List<String> missed = new ArrayList<>();
+        String log = "";
+        for (int round = 0; round < rounds; round++) {
+            for (long pause : pausesMicros) {
+                Path root = Files.createTempDirectory("cni-chain-node-");
+                try {
+                    TestNode node = TestNode.create(root);
+                    deleteTree(node.host("/etc"));
+                    try (RunningLoop loop = RunningLoop.startWithoutBarrier(node)) {
+                        Path level = node.hostRoot();
+                        for (String name : List.of("etc", "cni", "net.d")) {
+                            level = Files.createDirectory(level.resolve(name));
+                            pauseMicros(pause);
+                        }
+                        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+                        long deadline = System.nanoTime() + 3_000_000_000L;
+                        while (!RunningLoop.patched(file) && System.nanoTime() < deadline) {
+                            Thread.sleep(1);
+                        }
+                        if (!RunningLoop.patched(file)) {
+                            missed.add("round " + round + ", pause " + pause + " µs");
+                            log = log.isEmpty() ? String.join("\n", loop.lines("")) : log;
+                        }
+                    }
+                }
+                finally {
+                    deleteTree(root);
+                }
+            }
+        }
+        assertThat(missed).as("lists never patched, of %d; the log at the first:\n%s", rounds * pausesMicros.length, log).isEmpty();
+    }
+
+    private static long armedLines(RunningLoop loop, Path directory)
+    {
+        return loop.count("[" + directory + "] appeared; watching again and rescanning") + loop.count("Watching [" + directory + "] as well");
+    }
+
+    private static void pauseMicros(long micros)
+    {
+        long until = System.nanoTime() + micros * 1000;
+        while (micros > 0 && System.nanoTime() < until) {
+            LockSupport.parkNanos(until - System.nanoTime());
+        }
+    }
+
+    /** As {@code rm -rf}: the loop may write a file into the directory while it goes (the kubeconfig, deleted first). */
+    private static void deleteTree(Path directory)
+            throws IOException
+    {
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> walk = Files.walk(directory)) {
+                for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(path);
+                }
+                return;
+            }
+            catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                if (attempt == 10) {
+                    throw e;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,343 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.core.adapters.LoadedAdapter;
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.discovery.CniConfigParser;
+import io.cnichain.core.discovery.LibcniGeneration;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.engine.Engine;
+import io.cnichain.core.json.CniJson;
+import io.cnichain.core.logcapture.CapturedLog;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.testkit.KubeletVolume;
+import io.cnichain.testkit.TestNode;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The reconcile loop on a thread of its own, on a {@link TestNode}, with a real engine, a real watch service
+ * (inotify) and the {@link LoopTestAdapter}; timings from an {@link AgentPolicy} in milliseconds. What it logs is in
+ * {@link CapturedLog}, cleared when it starts.
+ *
+ * <p>A check that something did <em>not</em> happen is ordered by {@link #barrier()}, never by a sleep.
+ */
+final class RunningLoop
+        implements AutoCloseable
+{
+    /** Retries after 10, 20 and 40 ms; a fight is 3 reverts within 100 ms of our write, backed off 50 ms doubling to 200 ms. */
+    static final AgentPolicy FAST = new AgentPolicy(
+            List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40)),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMillis(150)),
+            Duration.ofMillis(200));
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    final TestNode node;
+    final AgentStatus status = new AgentStatus();
+    final AgentMetrics metrics = new AgentMetrics();
+    private final ReconcileLoop loop;
+    private final Thread thread;
+    private final Engine engine;
+    private final String pluginType;
+    private final List<String> invariantBreaks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private int barriers;
+
+    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        this.node = node;
+        AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH, "core tests")), List.of());
+        Engine engine = new Engine(config, registry);
+        try {
+            loop = new ReconcileLoop(engine, FileSystems.getDefault().newWatchService(), status, metrics, policy);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        thread = new Thread(loop::run, "reconcile-loop");
+        this.engine = engine;
+        this.pluginType = config.plugin().type();
+    }
+
+    /**
+     * The promise, wherever the loop is at rest (after every {@link #barrier()}, and at the end of every test): ready
+     * means the file the runtime loads, under either libcni generation, carries our entry. Not checked in the middle
+     * of a burst: there a pass that only saw our own echo may still say ready for a moment after another writer undid
+     * our entry, until the pass that event wakes.
+     */
+    private void checkInvariantAtRest(String where)
+    {
+        if (!status.ready()) {
+            return;
+        }
+        Optional<String> lacking = runtimesFileLackingOurEntry();
+        if (lacking.isPresent()) {
+            invariantBreaks.add("ready " + where + " while " + lacking.get());
+        }
+    }
+
+    private Optional<String> runtimesFileLackingOurEntry()
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        for (LibcniGeneration generation : LibcniGeneration.values()) {
+            Optional<ConfigEntry> effective = snapshot.effectiveConfig(generation);
+            if (effective.isEmpty()) {
+                continue;
+            }
+            NodeSnapshot.Loaded loaded = snapshot.load(effective.get());
+            boolean ours;
+            try {
+                ours = CniConfigParser.parse(effective.get().name(), loaded.bytes().orElseThrow(), generation).summary().hasPluginType(pluginType);
+            }
+            catch (RuntimeException e) {
+                ours = false;
+            }
+            if (!ours) {
+                return Optional.of(effective.get().path() + " (what " + generation.description() + " loads) lacks our entry, holding "
+                        + new String(loaded.bytes().orElse(new byte[0]), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        }
+        return Optional.empty();
+    }
+
+    static RunningLoop start(TestNode node)
+    {
+        return start(node, FAST, new LoopTestAdapter());
+    }
+
+    /**
+     * Starts the loop and waits for its first pass to end, and for the echoes of what it wrote (binaries, kubeconfig,
+     * files) to be dealt with: a test's first change then meets a loop at rest.
+     */
+    static RunningLoop start(TestNode node, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        return start(node, node.config(), policy, adapter);
+    }
+
+    /** {@link #start(TestNode, AgentPolicy, LoopTestAdapter)} with this configuration file (its path, as given to {@code --config}). */
+    static RunningLoop start(TestNode node, Path configFile)
+    {
+        return start(node, node.config(Optional.of(configFile)), FAST, new LoopTestAdapter());
+    }
+
+    /** {@link #start(TestNode, AgentPolicy, LoopTestAdapter)} with this configuration file's settings (YAML). */
+    static RunningLoop start(TestNode node, String yaml, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        return start(node, node.config(Optional.of(yamlFile(node, yaml))), policy, adapter);
+    }
+
+    private static RunningLoop start(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        RunningLoop running = startWithoutBarrier(node, config, policy, adapter);
+        running.barrier();
+        return running;
+    }
+
+    /**
+     * Starts the loop and waits for its first pass to end, but not for its echoes: for a node without a conf dir, which
+     * the {@link #barrier()} would make.
+     */
+    static RunningLoop startWithoutBarrier(TestNode node)
+    {
+        return startWithoutBarrier(node, node.config(), FAST, new LoopTestAdapter());
+    }
+
+    /** {@link #startWithoutBarrier(TestNode)} with this configuration file's settings (YAML). */
+    static RunningLoop startWithoutBarrier(TestNode node, String yaml)
+    {
+        return startWithoutBarrier(node, node.config(Optional.of(yamlFile(node, yaml))), FAST, new LoopTestAdapter());
+    }
+
+    /** The configuration file as a pod gets it: a ConfigMap volume the kubelet projected. */
+    private static Path yamlFile(TestNode node, String yaml)
+    {
+        try {
+            return KubeletVolume.configMapFile(Files.createTempDirectory(node.root(), "config-"), "cni-chain.yaml", yaml);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
+    {
+        CapturedLog.clear();
+        RunningLoop running = new RunningLoop(node, config, policy, adapter);
+        List<String> starting = running.status.notReady();
+        running.thread.start();
+        running.await(() -> running.status.notReady() != starting, () -> "the first pass never ended");
+        return running;
+    }
+
+    /**
+     * Everything that happened on the node before this call has been dealt with when it returns: it creates a file
+     * the loop ignores, waits for the loop to say so, then for the wake-up that saw it to be done, pass included.
+     */
+    void barrier()
+    {
+        for (int attempt = 1; ; attempt++) {
+            long overflows = count("overflow");
+            Path file = node.write("barrier-" + ++barriers + ".tmp", "");
+            String line = "Ignoring event: CREATE /etc/cni/net.d/" + file.getFileName() + "; not a configuration";
+            // More than 512 events queued at once come back as one overflow, which drops the barrier's event too (the
+            // loop rescans instead): then another barrier is made.
+            await(() -> count(line) > 0 || count("overflow") > overflows, () -> "expected a line with '" + line + "'");
+            boolean seen = count(line) > 0;
+            if (seen || attempt == 5) {
+                if (!seen) {
+                    awaitLog(line);
+                }
+                long started = status.wakeUpsStarted();
+                await(() -> status.wakeUpsDone() >= started, () -> "the wake-up that saw " + file + " never ended");
+            }
+            try {
+                Files.delete(file);
+            }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            if (seen) {
+                checkInvariantAtRest("after a barrier");
+                return;
+            }
+        }
+    }
+
+    /** @return the log lines containing {@code text} */
+    List<String> lines(String text)
+    {
+        List<String> found = new ArrayList<>();
+        for (String line : CapturedLog.lines()) {
+            if (line.contains(text)) {
+                found.add(line);
+            }
+        }
+        return found;
+    }
+
+    /** @return the back-off of a "Backing off" line, in seconds as logged */
+    static String afterNextWrite(String backingOffLine)
+    {
+        String rest = backingOffLine.substring(backingOffLine.indexOf("Next write in ") + "Next write in ".length());
+        return rest.substring(0, rest.indexOf(" s."));
+    }
+
+    long count(String text)
+    {
+        return lines(text).size();
+    }
+
+    void awaitLog(String text)
+    {
+        awaitCount(text, 1);
+    }
+
+    void awaitCount(String text, long count)
+    {
+        await(() -> count(text) >= count, () -> "expected " + count + " lines with '" + text + "'");
+    }
+
+    /** Waits until the file holds our entry, last and once. */
+    void awaitPatched(Path file)
+    {
+        await(() -> patched(file), () -> file + " was not patched; it holds " + read(file));
+    }
+
+    void awaitReady()
+    {
+        await(status::ready, () -> "not ready: " + status.notReady());
+    }
+
+    String metrics()
+    {
+        return metrics.render(status.ready());
+    }
+
+    void await(BooleanSupplier condition, Supplier<String> failure)
+    {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(failure.get() + "\nthe log:\n" + String.join("\n", CapturedLog.lines()));
+            }
+            if (!thread.isAlive()) {
+                throw new AssertionError("the loop ended; " + failure.get() + "\nthe log:\n" + String.join("\n", CapturedLog.lines()));
+            }
+            try {
+                Thread.sleep(2);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** The plugin types of a list, or empty when it does not parse. */
+    static List<String> plugins(Path file)
+    {
+        List<String> types = new ArrayList<>();
+        try {
+            CniJson.parse(read(file).getBytes(StandardCharsets.UTF_8)).get("plugins").forEach(p -> types.add(p.get("type").asText()));
+        }
+        catch (RuntimeException e) {
+            return List.of();
+        }
+        return types;
+    }
+
+    static boolean patched(Path file)
+    {
+        List<String> plugins = plugins(file);
+        return !plugins.isEmpty() && plugins.get(plugins.size() - 1).equals("linkerd-cni")
+                && plugins.stream().filter("linkerd-cni"::equals).count() == 1;
+    }
+
+    static String read(Path file)
+    {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        }
+        catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public void close()
+            throws InterruptedException
+    {
+        // At rest first (everything the test did has been dealt with); a node the barrier cannot be made on (no conf
+        // dir) is not checked at the end.
+        boolean atRest;
+        try {
+            barrier();
+            atRest = true;
+        }
+        catch (AssertionError | RuntimeException e) {
+            atRest = false;
+        }
+        loop.stop();
+        thread.join(TIMEOUT.toMillis());
+        if (thread.isAlive()) {
+            throw new AssertionError("the loop did not stop");
+        }
+        if (atRest) {
+            checkInvariantAtRest("at the end");
+        }
+        if (!invariantBreaks.isEmpty()) {
+            throw new AssertionError("readiness said the runtime's file carries our entry when it did not:\n  " + String.join("\n  ", invariantBreaks));
+        }
+    }
+}

@@ -1,0 +1,524 @@
+package io.cnichain.agent.taint;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import io.cnichain.core.json.CniJson;
+import io.cnichain.agent.kube.KubeApiClient;
+
+import javax.net.ssl.SSLContext;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A stand-in for the Kubernetes API server (no real one can run in these tests), for the calls the agent makes,
+ * over HTTPS on 127.0.0.1 with a certificate of the test CA. It holds one node document and serves
+ * {@code GET /api/v1/nodes/NAME} and JSON-patch {@code PATCH /api/v1/nodes/NAME}, and {@code GET} of any other object
+ * a test puts at its path (a pod, a DaemonSet), with the API's semantics: bearer token checked (401), unknown node 404, a PATCH
+ * in any other content type 415, the {@code test}/{@code remove}/{@code replace} operations applied for real and all
+ * or nothing, 422 (Invalid) when one fails, 409 (Conflict) when the patch sets a stale
+ * {@code metadata.resourceVersion}, and {@code resourceVersion} incremented on every change. Errors are {@code Status}
+ * objects. A test scripts what the real server does only sometimes: an answer (403, 500, 429 with Retry-After, 409),
+ * a slow answer, another controller changing the node between the remover's GET and its PATCH. Every request that
+ * reaches the handler is recorded with the time it arrived.
+ */
+public final class FakeApiServer
+        implements AutoCloseable
+{
+    static final String NODES = "/api/v1/nodes/";
+
+    private final HttpsServer server;
+    private final ExecutorService executor = Executors.newCachedThreadPool();
+    private final String nodeName;
+    private final List<Request> requests = new ArrayList<>();
+    private final Deque<Scripted> script = new ArrayDeque<>();
+    private final List<CountDownLatch> holds = new ArrayList<>();
+    private final Map<String, ObjectNode> objects = new java.util.LinkedHashMap<>();
+    private ObjectNode node;
+    private String acceptedToken;
+    private Consumer<ObjectNode> beforeNextPatch;
+    private Optional<CountDownLatch> holdAll = Optional.empty();
+    /** Every change of a served object, in order: what a watch replays from its resourceVersion and then streams. */
+    private final List<Change> changes = new ArrayList<>();
+    private long version = 100;
+    private Optional<String> forbiddenUser = Optional.empty();
+
+    private FakeApiServer(SSLContext tls, ObjectNode node, String acceptedToken)
+            throws IOException
+    {
+        this.node = node.deepCopy();
+        this.nodeName = node.path("metadata").path("name").asText();
+        this.acceptedToken = acceptedToken;
+        server = HttpsServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
+        server.setHttpsConfigurator(new HttpsConfigurator(tls));
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /**
+     * @param tls           the server's certificate
+     * @param node          the node document it serves
+     * @param acceptedToken the one bearer token it accepts
+     */
+    public static FakeApiServer start(SSLContext tls, ObjectNode node, String acceptedToken)
+            throws IOException
+    {
+        return new FakeApiServer(tls, node, acceptedToken);
+    }
+
+    public String port()
+    {
+        return Integer.toString(server.getAddress().getPort());
+    }
+
+    /** The node as it is now. */
+    public synchronized ObjectNode node()
+    {
+        return node.deepCopy();
+    }
+
+    public synchronized void acceptToken(String token)
+    {
+        acceptedToken = token;
+    }
+
+    /** The next request with this method (or any, for null) gets this status and these headers, whatever it asks. */
+    public synchronized void answerNext(String method, int status, Map<String, String> headers)
+    {
+        script.addLast(new Scripted(method, null, status, headers, Optional.empty()));
+    }
+
+    /** The next request for this path gets this status (a {@code Status} object), whatever it asks. */
+    public synchronized void answerNextAt(String path, int status)
+    {
+        script.addLast(new Scripted(null, path, status, Map.of(), Optional.empty()));
+    }
+
+    /** The next request with this method is answered (normally) only once {@code release} is counted down. */
+    public synchronized void holdNext(String method, CountDownLatch release)
+    {
+        script.addLast(new Scripted(method, null, 0, Map.of(), Optional.of(release)));
+        holds.add(release);
+    }
+
+    /** Every request is answered (normally) only once {@code release} is counted down: an API server that hangs. */
+    public synchronized void holdAll(CountDownLatch release)
+    {
+        holdAll = Optional.of(release);
+        holds.add(release);
+    }
+
+    /** Serves {@code object} to {@code GET path} from now on, with a new {@code resourceVersion}, as a write does. */
+    public synchronized void put(String path, JsonNode object)
+    {
+        ObjectNode copy = (ObjectNode) object.deepCopy();
+        if (copy.path("metadata") instanceof ObjectNode metadata) {
+            metadata.put("resourceVersion", Long.toString(++version));
+        }
+        changes.add(new Change(path, objects.containsKey(path) ? "MODIFIED" : "ADDED", copy.deepCopy(), version));
+        objects.put(path, copy);
+        notifyAll();
+    }
+
+    /**
+     * The RBAC that allowed {@code user} is deleted: every request from now on is authenticated but refused, 403 with the
+     * API server's message ({@code staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/errors.go},
+     * {@code forbiddenMessage}: {@code <resource> "<name>" is forbidden: User "<user>" cannot <verb> resource
+     * "<resource>" in API group "<group>" in the namespace "<namespace>"}). Watches already open go on: the API server
+     * authorizes a request when it starts.
+     */
+    public synchronized void forbidAll(String user)
+    {
+        forbiddenUser = Optional.of(user);
+    }
+
+    /** Changes the node as served from now on (another controller, a cordon). */
+    public synchronized void changeNode(Consumer<ObjectNode> change)
+    {
+        change.accept(node);
+        bumpResourceVersion(node);
+    }
+
+    /** The node is gone: 404 from now on. */
+    public synchronized void removeNode()
+    {
+        node = null;
+    }
+
+    /** {@code GET path} answers 404 from now on, as for an object deleted; a watch of it gets {@code DELETED}. */
+    public synchronized void remove(String path)
+    {
+        ObjectNode gone = objects.remove(path);
+        if (gone != null) {
+            changes.add(new Change(path, "DELETED", gone, ++version));
+            notifyAll();
+        }
+    }
+
+    /** Another controller changes the node just before the next PATCH is applied (after the remover's GET). */
+    synchronized void beforeNextPatch(Consumer<ObjectNode> change)
+    {
+        beforeNextPatch = change;
+    }
+
+    public synchronized List<Request> requests()
+    {
+        return List.copyOf(requests);
+    }
+
+    /** Waits until at least {@code n} requests have reached the handler; a barrier for negative checks. */
+    public synchronized List<Request> awaitRequests(int n, Duration timeout)
+            throws InterruptedException
+    {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (requests.size() < n) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError("the stand-in API server saw " + requests.size() + " request(s), not " + n + ": " + requests);
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return List.copyOf(requests);
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (this) {
+            holds.forEach(CountDownLatch::countDown);
+        }
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    private void handle(HttpExchange exchange)
+            throws IOException
+    {
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            Request request = new Request(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(),
+                    exchange.getRequestHeaders().getFirst("Content-Type"), exchange.getRequestHeaders().getFirst("Authorization"),
+                    exchange.getRequestHeaders().getFirst("Accept"), new String(body, StandardCharsets.UTF_8), System.nanoTime());
+            Optional<Scripted> scripted;
+            Optional<CountDownLatch> hangs;
+            synchronized (this) {
+                requests.add(request);
+                notifyAll();
+                scripted = script.stream().filter(s -> (s.method() == null || s.method().equals(request.method()))
+                        && (s.path() == null || s.path().equals(request.path()))).findFirst();
+                scripted.ifPresent(script::remove);
+                hangs = holdAll;
+            }
+            if (hangs.isPresent()) {
+                try {
+                    hangs.get().await(30, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException e) {
+                    return;
+                }
+            }
+            if (scripted.isPresent() && scripted.get().hold().isPresent()) {
+                try {
+                    scripted.get().hold().get().await(30, TimeUnit.SECONDS);
+                }
+                catch (InterruptedException e) {
+                    return;
+                }
+            }
+            if (scripted.isPresent() && scripted.get().status() > 0) {
+                scripted.get().headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
+                respond(exchange, scripted.get().status(), status(scripted.get().status(), reason(scripted.get().status()), message(scripted.get().status())));
+                return;
+            }
+            Answer answer = answer(request);
+            String query = Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse("");
+            if (answer.status() == 404 && request.method().equals("GET") && query.contains("watch=true")) {
+                watch(exchange, request.path(), query);
+                return;
+            }
+            respond(exchange, answer.status(), answer.body());
+        }
+    }
+
+    private synchronized Answer answer(Request request)
+    {
+        if (!("Bearer " + acceptedToken).equals(request.authorization())) {
+            return failure(401, "Unauthorized", "Unauthorized");
+        }
+        if (forbiddenUser.isPresent()) {
+            return forbidden(request, forbiddenUser.get());
+        }
+        if (node == null || !request.path().equals(NODES + nodeName)) {
+            ObjectNode object = objects.get(request.path());
+            String[] segments = request.path().split("/");
+            String name = segments[segments.length - 1];
+            String resource = segments.length > 1 ? segments[segments.length - 2] + (request.path().startsWith("/apis/apps/") ? ".apps" : "") : "";
+            if (object == null) {
+                return failure(404, "NotFound", resource + " \"" + name + "\" not found");
+            }
+            if (!request.method().equals("GET")) {
+                return failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+            }
+            return new Answer(200, object.deepCopy());
+        }
+        if (request.method().equals("GET")) {
+            return new Answer(200, node.deepCopy());
+        }
+        if (!request.method().equals("PATCH")) {
+            return failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+        }
+        if (!KubeApiClient.JSON_PATCH.equals(request.contentType())) {
+            return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "
+                    + "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
+        }
+        if (beforeNextPatch != null) {
+            beforeNextPatch.accept(node);
+            bumpResourceVersion(node);
+            beforeNextPatch = null;
+        }
+        String current = node.path("metadata").path("resourceVersion").asText();
+        ObjectNode patched = node.deepCopy();
+        try {
+            JsonNode operations = CniJson.parse(request.body().getBytes(StandardCharsets.UTF_8));
+            if (!operations.isArray()) {
+                return failure(400, "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+            }
+            for (JsonNode operation : operations) {
+                apply(patched, operation);
+            }
+        }
+        catch (PatchFailed | CniJson.InvalidJsonException e) {
+            return failure(422, "Invalid", "the server rejected our request due to an error in our request: " + e.getMessage());
+        }
+        if (!patched.path("metadata").path("resourceVersion").asText().equals(current)) {
+            return failure(409, "Conflict", "Operation cannot be fulfilled on nodes \"" + nodeName
+                    + "\": the object has been modified; please apply your changes to the latest version and try again");
+        }
+        if (!patched.equals(node)) {
+            bumpResourceVersion(patched);
+            node = patched;
+        }
+        return new Answer(200, node.deepCopy());
+    }
+
+    /** 403 as the API server words it for this request (see {@link #forbidAll}). */
+    private static Answer forbidden(Request request, String user)
+    {
+        String[] segments = request.path().split("/");
+        boolean core = request.path().startsWith("/api/v1/");
+        String group = core ? "" : segments[2];
+        int namespaces = java.util.Arrays.asList(segments).indexOf("namespaces");
+        String namespace = namespaces > 0 ? segments[namespaces + 1] : "";
+        int resourceIndex = namespaces > 0 ? namespaces + 2 : (core ? 3 : 4);
+        String resource = segments[resourceIndex];
+        boolean named = segments.length > resourceIndex + 1;
+        String verb = switch (request.method()) {
+            case "GET" -> named ? "get" : "list";
+            case "PATCH" -> "patch";
+            case "PUT" -> "update";
+            case "DELETE" -> "delete";
+            default -> request.method().toLowerCase(java.util.Locale.ROOT);
+        };
+        String subject = (group.isEmpty() ? resource : resource + "." + group) + (named ? " \"" + segments[resourceIndex + 1] + "\"" : "");
+        return failure(403, "Forbidden", subject + " is forbidden: User \"" + user + "\" cannot " + verb + " resource \"" + resource
+                + "\" in API group \"" + group + "\"" + (namespace.isEmpty() ? " at the cluster scope" : " in the namespace \"" + namespace + "\""));
+    }
+
+    /**
+     * {@code GET <collection>?watch=true&fieldSelector=metadata.name=NAME&resourceVersion=V}: the changes of that one
+     * object after V, then each new one as it happens, one JSON event per line in a chunked answer, until its
+     * {@code timeoutSeconds} or the server closes. As the API server: no initial event when V is given, {@code DELETED}
+     * carries the object's last state.
+     */
+    private void watch(HttpExchange exchange, String collection, String query)
+            throws IOException
+    {
+        Map<String, String> parameters = new java.util.HashMap<>();
+        for (String pair : query.split("&")) {
+            int equals = pair.indexOf('=');
+            if (equals > 0) {
+                parameters.put(pair.substring(0, equals), java.net.URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+            }
+        }
+        String name = parameters.getOrDefault("fieldSelector", "").replaceFirst("^metadata\\.name=", "");
+        String path = collection + "/" + name;
+        long from = Long.parseLong(parameters.getOrDefault("resourceVersion", "0").isEmpty() ? "0" : parameters.getOrDefault("resourceVersion", "0"));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(parameters.getOrDefault("timeoutSeconds", "1800")));
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, 0);
+        OutputStream out = exchange.getResponseBody();
+        // As the API server: the head goes at once, before any event.
+        out.flush();
+        int next = 0;
+        try (out) {
+            while (true) {
+                List<Change> due = new ArrayList<>();
+                synchronized (this) {
+                    while (next == changes.size()) {
+                        long left = until - System.nanoTime();
+                        if (left <= 0 || executor.isShutdown()) {
+                            return;
+                        }
+                        TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
+                    }
+                    due.addAll(changes.subList(next, changes.size()));
+                    next = changes.size();
+                }
+                for (Change change : due) {
+                    if (change.path().equals(path) && change.version() > from) {
+                        ObjectNode event = JsonNodeFactory.instance.objectNode().put("type", change.type());
+                        event.set("object", change.object());
+                        out.write((CniJson.compact(event) + "\n").getBytes(StandardCharsets.UTF_8));
+                        out.flush();
+                    }
+                }
+            }
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void apply(ObjectNode document, JsonNode operation)
+            throws PatchFailed
+    {
+        String op = operation.path("op").asText();
+        JsonPointer path = JsonPointer.compile(operation.path("path").asText());
+        JsonNode parent = document.at(path.head());
+        String last = path.last().getMatchingProperty();
+        switch (op) {
+            case "test" -> {
+                if (!document.at(path).equals(operation.path("value"))) {
+                    throw new PatchFailed("testing value " + path + " failed: test failed");
+                }
+            }
+            case "remove", "replace" -> {
+                if (parent instanceof ArrayNode array && last.matches("0|[1-9][0-9]*") && Integer.parseInt(last) < array.size()) {
+                    if (op.equals("remove")) {
+                        array.remove(Integer.parseInt(last));
+                    }
+                    else {
+                        array.set(Integer.parseInt(last), operation.path("value"));
+                    }
+                }
+                else if (parent instanceof ObjectNode object && object.has(last)) {
+                    if (op.equals("remove")) {
+                        object.remove(last);
+                    }
+                    else {
+                        object.set(last, operation.path("value"));
+                    }
+                }
+                else {
+                    throw new PatchFailed(op + " operation does not apply: doc is missing path: " + path);
+                }
+            }
+            default -> throw new PatchFailed("unexpected op: " + op);
+        }
+    }
+
+    private static void bumpResourceVersion(ObjectNode document)
+    {
+        ObjectNode metadata = (ObjectNode) document.path("metadata");
+        metadata.put("resourceVersion", Long.toString(Long.parseLong(metadata.path("resourceVersion").asText("0")) + 1));
+    }
+
+    private static Answer failure(int code, String reason, String message)
+    {
+        return new Answer(code, status(code, reason, message));
+    }
+
+    private static ObjectNode status(int code, String reason, String message)
+    {
+        ObjectNode status = JsonNodeFactory.instance.objectNode().put("kind", "Status").put("apiVersion", "v1");
+        status.putObject("metadata");
+        return status.put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
+    }
+
+    private static String reason(int code)
+    {
+        return switch (code) {
+            case 403 -> "Forbidden";
+            case 404 -> "NotFound";
+            case 409 -> "Conflict";
+            case 429 -> "TooManyRequests";
+            case 500 -> "InternalError";
+            case 503 -> "ServiceUnavailable";
+            default -> "Unknown";
+        };
+    }
+
+    private String message(int code)
+    {
+        return switch (code) {
+            case 403 -> "nodes \"" + nodeName + "\" is forbidden: User \"system:serviceaccount:linkerd-cni:linkerd-cni\" cannot get resource "
+                    + "\"nodes\" in API group \"\" at the cluster scope";
+            case 404 -> "the server could not find the requested resource";
+            case 409 -> "Operation cannot be fulfilled on nodes \"" + nodeName + "\": the object has been modified; please apply your changes "
+                    + "to the latest version and try again";
+            case 429 -> "Too many requests, please try again later.";
+            case 500 -> "Internal error occurred: etcdserver: request timed out";
+            default -> "the server is currently unable to handle the request";
+        };
+    }
+
+    private static void respond(HttpExchange exchange, int code, JsonNode body)
+            throws IOException
+    {
+        byte[] bytes = CniJson.compact(body).getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(code, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    /**
+     * A request as it reached the handler.
+     *
+     * @param receivedNanos {@link System#nanoTime()} on arrival: the stub's clock
+     */
+    public record Request(String method, String path, String contentType, String authorization, String accept, String body, long receivedNanos)
+    {
+        JsonNode json()
+        {
+            return CniJson.parse(body.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private record Scripted(String method, String path, int status, Map<String, String> headers, Optional<CountDownLatch> hold) {}
+
+    private record Answer(int status, JsonNode body) {}
+
+    private record Change(String path, String type, JsonNode object, long version) {}
+
+    private static final class PatchFailed
+            extends Exception
+    {
+        PatchFailed(String message)
+        {
+            super(message);
+        }
+    }
+}

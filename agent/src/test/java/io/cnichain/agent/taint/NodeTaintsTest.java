@@ -1,0 +1,73 @@
+package io.cnichain.agent.taint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.core.json.CniJson;
+import io.cnichain.agent.kube.KubeApiClient;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The patch built from a node as read, the back-off steps and {@code Retry-After}: the remover's pure parts. */
+class NodeTaintsTest
+{
+    @Test
+    void theTaintsWithTheKeyAreFoundWhereverTheyAreAndTestedExactlyAsRead()
+    {
+        JsonNode node = json("{\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\",\"timeAdded\":\"2024-05-01T10:00:00Z\"},"
+                + "{\"key\":\"other\",\"effect\":\"NoSchedule\"},{\"value\":\"no key\"},{\"key\":7},{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoExecute\"}]}}");
+        NodeTaints taints = NodeTaints.withKey(node, "k");
+        assertThat(taints.matches()).extracting(NodeTaints.Match::index).containsExactly(0, 4);
+        assertThat(taints.removal()).isEqualTo(json("[{\"op\":\"test\",\"path\":\"/spec/taints/4\",\"value\":{\"key\":\"k\",\"value\":\"v\",\"effect\":\"NoExecute\"}},"
+                + "{\"op\":\"remove\",\"path\":\"/spec/taints/4\"},"
+                + "{\"op\":\"test\",\"path\":\"/spec/taints/0\",\"value\":{\"key\":\"k\",\"effect\":\"NoSchedule\",\"timeAdded\":\"2024-05-01T10:00:00Z\"}},"
+                + "{\"op\":\"remove\",\"path\":\"/spec/taints/0\"}]"));
+        assertThat(taints.describe()).isEqualTo("k:NoSchedule, k=v:NoExecute");
+    }
+
+    @Test
+    void aNodeWithoutTaintsHasNone()
+    {
+        assertThat(NodeTaints.withKey(json("{\"spec\":{}}"), "k").isEmpty()).isTrue();
+        assertThat(NodeTaints.withKey(json("{\"metadata\":{\"name\":\"n\"}}"), "k").isEmpty()).isTrue();
+        assertThat(NodeTaints.withKey(json("{\"spec\":{\"taints\":[{\"key\":\"K\"}]}}"), "k").isEmpty()).as("keys are case-sensitive").isTrue();
+    }
+
+    @Test
+    void backOffDoublesUpToItsMaximumAndRetryAfterWinsWithinBounds()
+    {
+        RetryPolicy policy = new RetryPolicy(Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofSeconds(30), Duration.ofSeconds(1),
+                Duration.ofSeconds(1), 3);
+        assertThat(policy.backoff(1, Optional.empty())).isEqualTo(Duration.ofMillis(100));
+        assertThat(policy.backoff(2, Optional.empty())).isEqualTo(Duration.ofMillis(200));
+        assertThat(policy.backoff(3, Optional.empty())).isEqualTo(Duration.ofMillis(400));
+        assertThat(policy.backoff(1000, Optional.empty())).isEqualTo(Duration.ofMillis(400));
+        assertThat(policy.backoff(1, Optional.of(Duration.ofSeconds(2)))).as("beyond the back-off's maximum").isEqualTo(Duration.ofSeconds(2));
+        assertThat(policy.backoff(1, Optional.of(Duration.ofHours(1)))).isEqualTo(Duration.ofSeconds(30));
+        assertThat(policy.backoff(5, Optional.of(Duration.ZERO))).as("never a busy loop").isEqualTo(Duration.ofMillis(100));
+        assertThat(RetryPolicy.defaults().backoff(1, Optional.empty())).isEqualTo(Duration.ofSeconds(1));
+        assertThat(RetryPolicy.defaults().backoff(10, Optional.empty())).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void retryAfterIsSecondsOrAnHttpDate()
+    {
+        ZonedDateTime now = ZonedDateTime.of(2024, 5, 1, 10, 0, 0, 0, ZoneOffset.UTC);
+        assertThat(KubeApiClient.parseRetryAfter("3", now)).contains(Duration.ofSeconds(3));
+        assertThat(KubeApiClient.parseRetryAfter(" 0 ", now)).contains(Duration.ZERO);
+        assertThat(KubeApiClient.parseRetryAfter("Wed, 01 May 2024 10:00:07 GMT", now)).contains(Duration.ofSeconds(7));
+        assertThat(KubeApiClient.parseRetryAfter("Wed, 01 May 2024 09:00:00 GMT", now)).contains(Duration.ZERO);
+        assertThat(KubeApiClient.parseRetryAfter("soon", now)).isEmpty();
+        assertThat(KubeApiClient.parseRetryAfter("-1", now)).isEmpty();
+    }
+
+    private static JsonNode json(String text)
+    {
+        return CniJson.parse(text.getBytes(StandardCharsets.UTF_8));
+    }
+}
