@@ -74,8 +74,8 @@ public final class CniChainCli
     }
 
     static {
-        // SLF4J looks for its provider by opening every jar of the class path for a service file: about 15 ms of
-        // start-up. Ours is named instead (unless the JVM's options name one), and SLF4J's notice of that is not logged.
+        // Ours is the one provider: named (unless the JVM's options name another), SLF4J need not open every jar of the
+        // class path to look for one, and its notice of that is not logged.
         if (System.getProperty("slf4j.provider") == null) {
             System.setProperty("slf4j.provider", ConsoleLoggerProvider.class.getName());
             if (System.getProperty("slf4j.internal.verbosity") == null) {
@@ -86,25 +86,20 @@ public final class CniChainCli
 
     /**
      * The built-in adapters are found with {@link java.util.ServiceLoader}, which opens every jar of the class path to
-     * look for the service file: about 15 ms of start-up. Another thread opens them while this one reads the
-     * configuration; the adapters are then found, loaded and reported as always.
+     * look for the service file. Another thread opens them while this one reads the configuration; the adapters are
+     * then found, loaded and reported as always.
      */
     private static void openClassPathEarly()
     {
-        Thread thread = new Thread(new Runnable()
-        {
-            @Override
-            public void run()
-            {
-                try {
-                    Enumeration<URL> found = CniChainCli.class.getClassLoader().getResources("META-INF/services/" + CniPlatformAdapter.class.getName());
-                    while (found.hasMoreElements()) {
-                        found.nextElement();
-                    }
+        Thread thread = new Thread(() -> {
+            try {
+                Enumeration<URL> found = CniChainCli.class.getClassLoader().getResources("META-INF/services/" + CniPlatformAdapter.class.getName());
+                while (found.hasMoreElements()) {
+                    found.nextElement();
                 }
-                catch (IOException ignored) {
-                    // The scan proper meets the same jar, and reports it.
-                }
+            }
+            catch (IOException ignored) {
+                // The scan proper meets the same jar, and reports it.
             }
         }, "class-path-open");
         thread.setDaemon(true);

@@ -107,14 +107,7 @@ public final class Agent
             ownDaemonSet = Optional.of(new DaemonSetWatch(ShutdownDecider.client(config.apiServer(), WATCH_CALL_TIMEOUT), config.run().pod().get()).start());
         }
         Optional<WatchService> watchService = newWatchService();
-        SignalHandler handler = new SignalHandler()
-        {
-            @Override
-            public void handle(Signal signal)
-            {
-                onSignal(signal);
-            }
-        };
+        SignalHandler handler = this::onSignal;
         for (String signal : SIGNALS) {
             Signal.handle(new Signal(signal), handler);
         }

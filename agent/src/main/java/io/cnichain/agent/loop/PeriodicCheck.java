@@ -93,14 +93,7 @@ final class PeriodicCheck
     {
         metrics.periodicCheck();
         long settledBefore = System.currentTimeMillis() - SETTLE_MILLIS;
-        Predicate<Path> settled = new Predicate<>()
-        {
-            @Override
-            public boolean test(Path path)
-            {
-                return changedBefore(path, settledBefore);
-            }
-        };
+        Predicate<Path> settled = path -> changedBefore(path, settledBefore);
         DirectoryWatches.Verification watches = intake.verifyWatches(settled);
         boolean repair = false;
         boolean unsure = watches.unsettled();

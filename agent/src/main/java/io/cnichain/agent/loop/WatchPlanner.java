@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -124,14 +123,7 @@ final class WatchPlanner
     {
         var config = engine.config();
         return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.apiServer().serviceAccountDir(),
-                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), new Supplier<>()
-                {
-                    @Override
-                    public List<String> get()
-                    {
-                        return binaryNames();
-                    }
-                }, targetDirNames);
+                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), this::binaryNames, targetDirNames);
     }
 
     /** The binaries install copies, and the plugin's own even when its source is gone (then it cannot come back). */

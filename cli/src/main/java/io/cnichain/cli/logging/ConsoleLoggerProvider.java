@@ -18,20 +18,7 @@ public final class ConsoleLoggerProvider
         implements SLF4JServiceProvider
 {
     private final ConcurrentMap<String, Logger> loggers = new ConcurrentHashMap<>();
-    private final ILoggerFactory factory = new ILoggerFactory()
-    {
-        @Override
-        public Logger getLogger(String name)
-        {
-            Logger logger = loggers.get(name);
-            if (logger == null) {
-                Logger created = new ConsoleLogger(name);
-                logger = loggers.putIfAbsent(name, created);
-                logger = logger == null ? created : logger;
-            }
-            return logger;
-        }
-    };
+    private final ILoggerFactory factory = name -> loggers.computeIfAbsent(name, ConsoleLogger::new);
     private final IMarkerFactory markers = new BasicMarkerFactory();
     private final MDCAdapter mdc = new NOPMDCAdapter();
 

@@ -19,8 +19,6 @@ public final class ConsoleLogging
     private static volatile Level level = Level.INFO;
     private static volatile boolean json;
     private static volatile PrintStream out = System.err;
-    /** The timestamp up to the second, formatted once a second: the agent logs on its reaction path. */
-    private static volatile SecondStamp lastSecond = new SecondStamp(Long.MIN_VALUE, "");
 
     private ConsoleLogging() {}
 
@@ -108,76 +106,10 @@ public final class ConsoleLogging
         return out == null ? message : out.toString();
     }
 
-    /**
-     * What {@code Instant.ofEpochMilli(millis).toString()} gives ("2026-01-02T03:04:05.678Z", no fraction on a whole
-     * second), without a formatter's cost on every line.
-     */
+    /** "2026-01-02T03:04:05.678Z" (no fraction on a whole second), as {@code Instant} writes it. */
     static String timestamp(long millis)
     {
-        long second = Math.floorDiv(millis, 1000L);
-        int fraction = (int) Math.floorMod(millis, 1000L);
-        SecondStamp stamp = lastSecond;
-        if (stamp.epochSecond() != second) {
-            stamp = new SecondStamp(second, secondText(second));
-            lastSecond = stamp;
-        }
-        if (fraction == 0) {
-            return stamp.text() + "Z";
-        }
-        StringBuilder text = new StringBuilder(stamp.text().length() + 5).append(stamp.text()).append('.');
-        if (fraction < 100) {
-            text.append('0');
-        }
-        if (fraction < 10) {
-            text.append('0');
-        }
-        return text.append(fraction).append('Z').toString();
-    }
-
-    /**
-     * "2026-01-02T03:04:05", as {@code Instant} prints the second without its "Z": by arithmetic for the years 0 to 9999,
-     * because the JDK's formatter costs the agent's first log line about 10 ms of start-up; other years through
-     * {@code Instant}, which writes them differently.
-     */
-    static String secondText(long epochSecond)
-    {
-        long days = Math.floorDiv(epochSecond, 86_400L);
-        int secondOfDay = (int) Math.floorMod(epochSecond, 86_400L);
-        // Counted in 400-year cycles of 146 097 days from 0000-03-01, so that the leap day ends each year.
-        long fromMarch = days + 719_468L;
-        long cycle = Math.floorDiv(fromMarch, 146_097L);
-        long dayOfCycle = fromMarch - cycle * 146_097L;
-        long yearOfCycle = (dayOfCycle - dayOfCycle / 1_460 + dayOfCycle / 36_524 - dayOfCycle / 146_096) / 365;
-        long dayOfYear = dayOfCycle - (365 * yearOfCycle + yearOfCycle / 4 - yearOfCycle / 100);
-        long monthFromMarch = (5 * dayOfYear + 2) / 153;
-        int day = (int) (dayOfYear - (153 * monthFromMarch + 2) / 5 + 1);
-        int month = (int) (monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9);
-        long year = yearOfCycle + cycle * 400 + (month <= 2 ? 1 : 0);
-        if (year < 0 || year > 9999) {
-            String whole = Instant.ofEpochSecond(epochSecond).toString();
-            return whole.substring(0, whole.length() - 1);
-        }
-        char[] text = new char[19];
-        digits(text, 0, (int) year, 4);
-        text[4] = '-';
-        digits(text, 5, month, 2);
-        text[7] = '-';
-        digits(text, 8, day, 2);
-        text[10] = 'T';
-        digits(text, 11, secondOfDay / 3600, 2);
-        text[13] = ':';
-        digits(text, 14, secondOfDay / 60 % 60, 2);
-        text[16] = ':';
-        digits(text, 17, secondOfDay % 60, 2);
-        return new String(text);
-    }
-
-    private static void digits(char[] text, int at, int value, int width)
-    {
-        for (int i = at + width - 1; i >= at; i--) {
-            text[i] = (char) ('0' + value % 10);
-            value /= 10;
-        }
+        return Instant.ofEpochMilli(millis).toString();
     }
 
     /** The level's name padded to five characters and a blank, as {@code %-5s } would. */
@@ -191,8 +123,6 @@ public final class ConsoleLogging
             case TRACE -> "TRACE ";
         };
     }
-
-    private record SecondStamp(long epochSecond, String text) {}
 
     private static String shortName(String logger)
     {

@@ -33,11 +33,7 @@ public final class AdapterCalls
     /** A batch that lost a call to a time limit gets another try, now without that adapter; this many at most. */
     private static final int MAX_TRIES = 16;
 
-    private static final Runnable NOTHING = new Runnable()
-    {
-        @Override
-        public void run() {}
-    };
+    private static final Runnable NOTHING = () -> { };
 
     private AdapterCalls() {}
 
@@ -58,18 +54,13 @@ public final class AdapterCalls
         }
         for (int tries = 1; ; tries++) {
             Batch batch = new Batch();
-            Future<T> future = POOL.submit(new Callable<T>()
-            {
-                @Override
-                public T call()
-                {
-                    BATCH.set(batch);
-                    try {
-                        return body.get();
-                    }
-                    finally {
-                        BATCH.remove();
-                    }
+            Future<T> future = POOL.submit(() -> {
+                BATCH.set(batch);
+                try {
+                    return body.get();
+                }
+                finally {
+                    BATCH.remove();
                 }
             });
             Optional<T> result = batch.await(future);
@@ -108,21 +99,15 @@ public final class AdapterCalls
         if (batch != null) {
             return batch.run(call, limit, classLoader, onTimeout);
         }
-        Future<T> future = POOL.submit(new Callable<T>()
-        {
-            @Override
-            public T call()
-                    throws Exception
-            {
-                Thread thread = Thread.currentThread();
-                ClassLoader previous = thread.getContextClassLoader();
-                thread.setContextClassLoader(classLoader);
-                try {
-                    return call.call();
-                }
-                finally {
-                    thread.setContextClassLoader(previous);
-                }
+        Future<T> future = POOL.submit(() -> {
+            Thread thread = Thread.currentThread();
+            ClassLoader previous = thread.getContextClassLoader();
+            thread.setContextClassLoader(classLoader);
+            try {
+                return call.call();
+            }
+            finally {
+                thread.setContextClassLoader(previous);
             }
         });
         try {

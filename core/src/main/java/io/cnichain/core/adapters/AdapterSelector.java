@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -49,15 +48,9 @@ public final class AdapterSelector
     public static final String FALLBACK = "generic-symlink";
 
     /** Highest score first; ties to the name that sorts first. */
-    private static final Comparator<Candidate> BY_SCORE_THEN_NAME = new Comparator<>()
-    {
-        @Override
-        public int compare(Candidate a, Candidate b)
-        {
-            int byScore = Integer.compare(b.detection().score(), a.detection().score());
-            return byScore != 0 ? byScore : a.adapter().name().compareTo(b.adapter().name());
-        }
-    };
+    private static final Comparator<Candidate> BY_SCORE_THEN_NAME =
+            Comparator.comparingInt((Candidate candidate) -> candidate.detection().score()).reversed()
+                    .thenComparing(candidate -> candidate.adapter().name());
 
     private static final Logger log = LoggerFactory.getLogger(AdapterSelector.class);
 
@@ -93,14 +86,7 @@ public final class AdapterSelector
     Selection select(NodeView view, NodeSnapshot node, AdapterChoice choice)
     {
         // Every adapter call of the decision on one adapter-call thread: one hand-over per pass, not one per call.
-        return AdapterCalls.batch(new Supplier<>()
-        {
-            @Override
-            public Selection get()
-            {
-                return decide(view, node, choice);
-            }
-        });
+        return AdapterCalls.batch(() -> decide(view, node, choice));
     }
 
     /**
@@ -112,18 +98,7 @@ public final class AdapterSelector
      */
     public List<Candidate> scoreAll(NodeView node)
     {
-        return AdapterCalls.batch(new Supplier<>()
-        {
-            @Override
-            public List<Candidate> get()
-            {
-                List<Candidate> candidates = new ArrayList<>();
-                for (LoadedAdapter adapter : registry.all()) {
-                    candidates.add(detect(adapter, node));
-                }
-                return candidates;
-            }
-        });
+        return AdapterCalls.batch(() -> registry.all().stream().map(adapter -> detect(adapter, node)).toList());
     }
 
     private Selection decide(NodeView node, NodeSnapshot snapshot, AdapterChoice choice)

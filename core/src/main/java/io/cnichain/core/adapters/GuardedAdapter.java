@@ -201,14 +201,7 @@ public final class GuardedAdapter
         String method = invocation.method;
         T result;
         try {
-            result = (T) AdapterCalls.call(invocation, limit, classLoader, new Runnable()
-            {
-                @Override
-                public void run()
-                {
-                    disable(method + "() did not return within " + AdapterCalls.describe(limit));
-                }
-            });
+            result = (T) AdapterCalls.call(invocation, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
         }
         catch (AdapterCalls.CallFailure e) {
             if (e.error() instanceof AdapterException adapterException) {

@@ -168,14 +168,8 @@ final class LibcniRules
         return decoded;
     }
 
-    private static final Comparator<Member> BY_KEY_BYTES = new Comparator<>()
-    {
-        @Override
-        public int compare(Member a, Member b)
-        {
-            return Arrays.compareUnsigned(a.key().getBytes(StandardCharsets.UTF_8), b.key().getBytes(StandardCharsets.UTF_8));
-        }
-    };
+    private static final Comparator<Member> BY_KEY_BYTES =
+            (a, b) -> Arrays.compareUnsigned(a.key().getBytes(StandardCharsets.UTF_8), b.key().getBytes(StandardCharsets.UTF_8));
 
     /** A Go map re-encoded: one member per exact key (the last), keys in byte order. */
     private static List<Member> asGoMap(JObject object)

@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * One consistent look at a node: the entries of the configuration directory with their links resolved, and
@@ -35,14 +34,7 @@ public final class NodeSnapshot
         implements NodeView
 {
     /** Runtimes sort names by their bytes (Go's string order), not by UTF-16 units. */
-    public static final Comparator<String> BYTE_ORDER = new Comparator<>()
-    {
-        @Override
-        public int compare(String a, String b)
-        {
-            return ConfigNames.compareBytes(a, b);
-        }
-    };
+    public static final Comparator<String> BYTE_ORDER = ConfigNames::compareBytes;
 
     private final NodeLayout layout;
     private final SymlinkResolver resolver;
@@ -249,14 +241,7 @@ public final class NodeSnapshot
     {
         Path container = layout.host().toContainer(target);
         if (cache.isPresent()) {
-            return cache.get().load(loadName, target, container, new Supplier<>()
-            {
-                @Override
-                public Loaded get()
-                {
-                    return readNow(container, target, loadName);
-                }
-            });
+            return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName));
         }
         return readNow(container, target, loadName);
     }
@@ -436,22 +421,7 @@ public final class NodeSnapshot
         return Optional.ofNullable(loaded.get(new LoadKey(loadName, target)));
     }
 
-    private record LoadKey(String loadName, Path target)
-    {
-        // Written out, as in ParseCache.Identity: a record's own equals and hashCode are linked through method handles on
-        // first use, which cost Java 17 about 20 ms of the agent's start-up here.
-        @Override
-        public boolean equals(Object other)
-        {
-            return other instanceof LoadKey key && loadName.equals(key.loadName) && target.equals(key.target);
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return 31 * loadName.hashCode() + target.hashCode();
-        }
-    }
+    private record LoadKey(String loadName, Path target) {}
 
     /**
      * What reading an entry's target gave.

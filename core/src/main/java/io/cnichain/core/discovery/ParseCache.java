@@ -183,20 +183,6 @@ final class ParseCache
         {
             return Math.max(modifiedNanos, changedNanos);
         }
-
-        // Written out: a record's own equals is linked through method handles on first use, about 10 ms of start-up on Java 17.
-        @Override
-        public boolean equals(Object other)
-        {
-            return other instanceof Identity identity && device == identity.device && inode == identity.inode && size == identity.size
-                    && modifiedNanos == identity.modifiedNanos && changedNanos == identity.changedNanos;
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return Long.hashCode(inode) * 31 + Long.hashCode(modifiedNanos);
-        }
     }
 
     private record Cached(Identity identity, Loaded loaded, boolean racy, boolean trusted) {}

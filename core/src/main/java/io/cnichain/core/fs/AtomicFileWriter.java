@@ -45,11 +45,7 @@ public final class AtomicFileWriter
     public static final String TEMP_PREFIX = ".cni-chain-";
     public static final String TEMP_SUFFIX = ".tmp";
 
-    private static final BeforeRename NOTHING_BEFORE_RENAME = new BeforeRename()
-    {
-        @Override
-        public void run(Path temp, Path target) {}
-    };
+    private static final BeforeRename NOTHING_BEFORE_RENAME = (temp, target) -> { };
 
     private final BeforeRename beforeRename;
 
@@ -363,9 +359,8 @@ public final class AtomicFileWriter
     }
 
     /**
-     * Not a secure random: the temp file is created exclusively and without following links (a taken name fails, it
-     * is never reused), so a name that can be guessed costs nothing, and the security providers a SecureRandom loads
-     * would cost every start-up about 10 ms before the first write.
+     * Not a secure random, and it need not be: the temp file is created exclusively and without following links (a
+     * taken name fails, it is never reused), so a name that can be guessed costs nothing.
      */
     private static String randomSuffix()
     {
