@@ -8,12 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -22,8 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * The directories the agent watches (paths as the agent sees them), on one {@link WatchService} (inotify on
@@ -35,23 +30,14 @@ final class DirectoryWatches
 {
     private static final Logger log = LoggerFactory.getLogger(DirectoryWatches.class);
 
-    private final WatchService service;
-    private final Map<WatchKey, Path> keys = new HashMap<>();
-    private final Map<Path, WatchKey> armed = new HashMap<>();
-    /** The directory each watch was armed on (its file key: device and inode), to tell when the path now names another. */
-    private final Map<Path, Object> armedOn = new HashMap<>();
-    private final Set<Path> wanted = new LinkedHashSet<>();
-    private final Set<Path> pending = new LinkedHashSet<>();
-    private final Set<Path> ancestors = new HashSet<>();
-    /** Wanted directories that exist but could not be watched (the inotify watch limit, most often), and why. */
-    private final Map<Path, String> unwatchable = new LinkedHashMap<>();
-
     /** Directories made and removed faster than they can be watched: give up on this round after so many tries. */
     private static final int MAX_DESCENTS = 100;
 
+    private final WatchTable table;
+
     DirectoryWatches(WatchService service)
     {
-        this.service = requireNonNull(service, "service is null");
+        this.table = new WatchTable(service);
     }
 
     /**
@@ -63,15 +49,17 @@ final class DirectoryWatches
     {
         Set<Path> newlyArmed = new LinkedHashSet<>();
         for (Path directory : directories) {
-            if (wanted.add(directory) && arm(directory)) {
-                newlyArmed.add(directory);
+            WatchedDirectory entry = table.entry(directory);
+            if (!entry.wanted()) {
+                table.update(directory, entry.wanted(true));
+                if (arm(directory)) {
+                    newlyArmed.add(directory);
+                }
             }
         }
-        for (Path directory : Set.copyOf(wanted)) {
+        for (Path directory : table.where(WatchedDirectory::wanted)) {
             if (!directories.contains(directory)) {
-                wanted.remove(directory);
-                pending.remove(directory);
-                unwatchable.remove(directory);
+                table.update(directory, table.entry(directory).wanted(false));
                 log.debug("No longer watching {}", directory);
             }
         }
@@ -84,17 +72,18 @@ final class DirectoryWatches
      */
     Optional<Path> directoryOf(WatchKey key)
     {
-        return Optional.ofNullable(keys.get(key));
+        return table.directoryOf(key);
     }
 
     boolean isWanted(Path directory)
     {
-        return wanted.contains(directory) && armed.containsKey(directory);
+        WatchedDirectory entry = table.entry(directory);
+        return entry.wanted() && entry.key().isPresent();
     }
 
     boolean isAncestor(Path directory)
     {
-        return ancestors.contains(directory);
+        return table.entry(directory).ancestor();
     }
 
     /**
@@ -104,22 +93,21 @@ final class DirectoryWatches
      */
     Set<Path> invalidated(WatchKey key)
     {
-        Path directory = keys.remove(key);
-        if (directory == null || armed.get(directory) != key) {
+        Optional<Path> ended = table.ended(key);
+        if (ended.isEmpty()) {
             // Not ours, or the directory was watched anew (a new key) before this one's end reached us.
             return Set.of();
         }
-        armed.remove(directory);
-        armedOn.remove(directory);
-        ancestors.remove(directory);
+        Path directory = ended.get();
+        table.update(directory, table.entry(directory).unarmed().ancestor(false));
         Set<Path> newlyArmed = new LinkedHashSet<>();
-        if (wanted.contains(directory)) {
+        if (table.entry(directory).wanted()) {
             log.warn("Watched directory {} is gone; watching for it to come back", directory);
             if (arm(directory)) {
                 newlyArmed.add(directory);
             }
         }
-        for (Path waiting : Set.copyOf(pending)) {
+        for (Path waiting : table.where(WatchedDirectory::pending)) {
             if (arm(waiting)) {
                 newlyArmed.add(waiting);
             }
@@ -140,22 +128,17 @@ final class DirectoryWatches
     Optional<Path> replaced(Path ancestor, String name)
     {
         Path directory = ancestor.resolve(name);
-        if (!wanted.contains(directory)) {
+        WatchedDirectory entry = table.entry(directory);
+        if (!entry.wanted() || entry.key().isEmpty()) {
+            // Not wanted, or not armed: waiting for it to appear is retryPending's.
             return Optional.empty();
         }
-        WatchKey key = armed.get(directory);
-        if (key == null) {
-            // Not armed: waiting for it to appear is retryPending's.
+        Optional<Object> now = WatchTable.fileKey(directory);
+        if (entry.key().get().isValid() && now.isPresent() && now.equals(entry.armedOn())) {
             return Optional.empty();
         }
-        Optional<Object> now = fileKey(directory);
-        if (key.isValid() && now.isPresent() && now.get().equals(armedOn.get(directory))) {
-            return Optional.empty();
-        }
-        armed.remove(directory);
-        armedOn.remove(directory);
-        keys.remove(key);
-        key.cancel();
+        table.cancel(entry);
+        table.update(directory, entry.unarmed());
         arm(directory);
         reconcileKeys();
         return Optional.of(directory);
@@ -169,8 +152,8 @@ final class DirectoryWatches
     Set<Path> retryPending()
     {
         Set<Path> newlyArmed = new LinkedHashSet<>();
-        for (Path directory : Set.copyOf(pending)) {
-            if (arm(directory) && armed.containsKey(directory)) {
+        for (Path directory : table.where(WatchedDirectory::pending)) {
+            if (arm(directory)) {
                 newlyArmed.add(directory);
             }
         }
@@ -181,8 +164,10 @@ final class DirectoryWatches
     /** @return wanted directories that exist but could not be watched, and why */
     Map<Path, String> unwatchable()
     {
-        Map<Path, String> result = new LinkedHashMap<>(unwatchable);
-        result.keySet().retainAll(wanted);
+        Map<Path, String> result = new LinkedHashMap<>();
+        for (Path directory : table.where(entry -> entry.wanted() && entry.unwatchable().isPresent())) {
+            result.put(directory, table.entry(directory).unwatchable().orElseThrow());
+        }
         return result;
     }
 
@@ -194,11 +179,8 @@ final class DirectoryWatches
     Set<Path> retryUnwatchable()
     {
         Set<Path> armedNow = new LinkedHashSet<>();
-        for (Path directory : Set.copyOf(unwatchable.keySet())) {
-            if (!wanted.contains(directory)) {
-                unwatchable.remove(directory);
-            }
-            else if (arm(directory)) {
+        for (Path directory : unwatchable().keySet()) {
+            if (arm(directory)) {
                 armedNow.add(directory);
             }
         }
@@ -208,47 +190,45 @@ final class DirectoryWatches
 
     Set<Path> armedDirectories()
     {
-        Set<Path> result = new LinkedHashSet<>(wanted);
-        result.retainAll(armed.keySet());
-        return result;
+        return table.where(entry -> entry.wanted() && entry.key().isPresent());
     }
 
     Set<Path> pendingDirectories()
     {
-        return Set.copyOf(pending);
+        return table.where(WatchedDirectory::pending);
     }
 
     /** @return whether the directory is armed now */
     private boolean arm(Path directory)
     {
-        if (isWatched(directory)) {
-            pending.remove(directory);
+        WatchedDirectory entry = table.entry(directory);
+        if (entry.watching()) {
+            table.update(directory, entry.pending(false));
             return true;
         }
         if (Files.isDirectory(directory)) {
             try {
-                register(directory);
-                pending.remove(directory);
-                if (unwatchable.remove(directory) != null) {
+                table.register(directory);
+                if (entry.unwatchable().isPresent()) {
                     log.info("Watching {} again", directory);
                 }
                 return true;
             }
             catch (IOException e) {
                 // It exists: waiting for it to appear would wait for nothing. Said once; retried by the loop.
-                if (unwatchable.put(directory, String.valueOf(e.getMessage())) == null) {
+                String why = String.valueOf(e.getMessage());
+                if (entry.unwatchable().isEmpty()) {
                     log.warn("Cannot watch {}: {}; changes there would go unseen, so the agent is not ready, rescans on a timer and tries the "
-                            + "watch again{}", directory, e.getMessage(), String.valueOf(e.getMessage()).contains("limit")
-                            ? " (the inotify watch limit: fs.inotify.max_user_watches)" : "");
+                            + "watch again{}", directory, why, why.contains("limit") ? " (the inotify watch limit: fs.inotify.max_user_watches)" : "");
                 }
-                pending.remove(directory);
+                table.update(directory, table.entry(directory).unwatchable(why));
                 return false;
             }
         }
-        unwatchable.remove(directory);
-        if (pending.add(directory)) {
+        if (!entry.pending()) {
             log.info("{} does not exist yet; watching for it", directory);
         }
+        table.update(directory, entry.pending(true));
         return false;
     }
 
@@ -265,23 +245,23 @@ final class DirectoryWatches
     {
         Set<Path> armedLate = new LinkedHashSet<>();
         Set<Path> neededAncestors = new HashSet<>();
-        for (Path directory : Set.copyOf(pending)) {
+        for (Path directory : table.where(WatchedDirectory::pending)) {
             Optional<Path> watching = descend(directory);
             if (watching.isPresent()) {
                 neededAncestors.add(watching.get());
             }
-            else if (armed.containsKey(directory)) {
+            else if (table.entry(directory).key().isPresent()) {
                 armedLate.add(directory);
             }
         }
         // A watch follows its directory's inode, not its path: the parent of every armed directory is watched too, so
         // that a directory renamed away, or another renamed in its place, is an event, not a silence.
-        for (Path directory : wanted) {
+        for (Path directory : armedDirectories()) {
             Path parent = directory.getParent();
-            if (armed.containsKey(directory) && parent != null && !wanted.contains(parent)) {
-                if (!isWatched(parent)) {
+            if (parent != null && !table.entry(parent).wanted()) {
+                if (!table.entry(parent).watching()) {
                     try {
-                        register(parent);
+                        table.register(parent);
                     }
                     catch (IOException e) {
                         log.debug("Cannot watch {} for {} to be replaced: {}", parent, directory, e.toString());
@@ -291,16 +271,14 @@ final class DirectoryWatches
                 neededAncestors.add(parent);
             }
         }
-        ancestors.clear();
-        ancestors.addAll(neededAncestors);
-        for (Path directory : Set.copyOf(armed.keySet())) {
-            if (!wanted.contains(directory) && !ancestors.contains(directory)) {
-                WatchKey key = armed.remove(directory);
-                armedOn.remove(directory);
-                keys.remove(key);
+        for (Path directory : table.where(entry -> true)) {
+            WatchedDirectory entry = table.entry(directory).ancestor(neededAncestors.contains(directory));
+            if (!entry.wanted() && !entry.ancestor() && entry.key().isPresent()) {
                 log.debug("Dropping the watch on {}", directory);
-                key.cancel();
+                table.cancel(entry);
+                entry = entry.unarmed();
             }
+            table.update(directory, entry);
         }
         return armedLate;
     }
@@ -314,7 +292,7 @@ final class DirectoryWatches
     private Optional<Path> descend(Path directory)
     {
         for (int attempt = 0; attempt < MAX_DESCENTS; attempt++) {
-            Path level = nearestExistingAncestor(directory);
+            Path level = WatchTable.nearestExistingAncestor(directory);
             if (level == null) {
                 return Optional.empty();
             }
@@ -328,9 +306,9 @@ final class DirectoryWatches
                     vanished = true;
                     continue;
                 }
-                if (!isWatched(level)) {
+                if (!table.entry(level).watching()) {
                     try {
-                        register(level);
+                        table.register(level);
                     }
                     catch (NoSuchFileException | NotDirectoryException e) {
                         // Gone between the look and the watch: start again from what exists.
@@ -354,21 +332,6 @@ final class DirectoryWatches
         return Optional.empty();
     }
 
-    private static Path nearestExistingAncestor(Path directory)
-    {
-        Path ancestor = directory.getParent();
-        while (ancestor != null && !Files.isDirectory(ancestor)) {
-            ancestor = ancestor.getParent();
-        }
-        return ancestor;
-    }
-
-    private boolean isWatched(Path directory)
-    {
-        WatchKey key = armed.get(directory);
-        return key != null && key.isValid();
-    }
-
     /**
      * The periodic check: every wanted directory is watched where it is now, and no pending one exists unwatched.
      * Repairs what differs (a watch that followed its directory elsewhere, or ended unseen; a directory made unseen),
@@ -377,26 +340,26 @@ final class DirectoryWatches
      * @param settled whether a directory (as the agent sees it) changed long enough ago for its event to have come
      * @return what was repaired, and whether a difference was left for being too recent
      */
-    Verification verify(Predicate<Path> settled)
+    WatchVerification verify(Predicate<Path> settled)
     {
-        List<Repair> repairs = new ArrayList<>();
+        List<WatchVerification.Repair> repairs = new ArrayList<>();
         boolean unsettled = false;
-        for (Path directory : Set.copyOf(armed.keySet())) {
-            WatchKey key = armed.get(directory);
-            Optional<Object> now = fileKey(directory);
+        for (Path directory : table.where(entry -> entry.key().isPresent())) {
+            WatchedDirectory entry = table.entry(directory);
+            Optional<Object> now = WatchTable.fileKey(directory);
             String why;
-            if (!key.isValid()) {
+            if (!entry.key().get().isValid()) {
                 why = "lost its watch";
             }
             else if (now.isEmpty()) {
                 why = "is gone, but its watch went on with the directory it was";
             }
-            else if (!armedOn.containsKey(directory)) {
+            else if (entry.armedOn().isEmpty()) {
                 // Its identity could not be read when it was armed: this look is the reference from now on.
-                armedOn.put(directory, now.get());
+                table.update(directory, entry.armedOn(now.get()));
                 continue;
             }
-            else if (!now.get().equals(armedOn.get(directory))) {
+            else if (!now.equals(entry.armedOn())) {
                 why = "was replaced by another directory, but its watch stayed with the old one";
             }
             else {
@@ -406,23 +369,21 @@ final class DirectoryWatches
                 unsettled = true;
                 continue;
             }
-            armed.remove(directory);
-            armedOn.remove(directory);
-            keys.remove(key);
-            key.cancel();
-            if (wanted.contains(directory)) {
-                repairs.add(new Repair(directory, why));
+            table.cancel(entry);
+            table.update(directory, entry.unarmed());
+            if (entry.wanted()) {
+                repairs.add(new WatchVerification.Repair(directory, why));
                 arm(directory);
             }
             else {
                 // An ancestor: the descent below watches it (or a deeper one) anew.
-                repairs.add(new Repair(directory, why + " (it was watched for " + pending + " to appear)"));
+                repairs.add(new WatchVerification.Repair(directory, why + " (it was watched for " + pendingDirectories() + " to appear)"));
             }
         }
-        for (Path directory : pending) {
+        for (Path directory : pendingDirectories()) {
             if (Files.isDirectory(directory)) {
                 if (settled.test(directory)) {
-                    repairs.add(new Repair(directory, "exists but was not watched"));
+                    repairs.add(new WatchVerification.Repair(directory, "exists but was not watched"));
                 }
                 else {
                     unsettled = true;
@@ -432,56 +393,6 @@ final class DirectoryWatches
         if (!repairs.isEmpty()) {
             reconcileKeys();
         }
-        return new Verification(repairs, unsettled);
-    }
-
-    /**
-     * What {@link #verify} found.
-     *
-     * @param repairs   what it repaired
-     * @param unsettled whether it left a difference for being too recent
-     */
-    record Verification(List<Repair> repairs, boolean unsettled)
-    {
-        Verification
-        {
-            repairs = List.copyOf(repairs);
-        }
-    }
-
-    /**
-     * One thing the periodic check repaired.
-     *
-     * @param directory the directory, as the agent sees it
-     * @param why       what was wrong, said after its name
-     */
-    record Repair(Path directory, String why) {}
-
-    private static Optional<Object> fileKey(Path directory)
-    {
-        try {
-            return Optional.ofNullable(Files.readAttributes(directory, BasicFileAttributes.class).fileKey());
-        }
-        catch (IOException e) {
-            return Optional.empty();
-        }
-    }
-
-    private void register(Path directory)
-            throws IOException
-    {
-        log.debug("Arming a watch on {}", directory);
-        // Read before the watch: should the path change in between, the check finds the two differ and arms again.
-        Optional<Object> before = fileKey(directory);
-        WatchKey key = directory.register(service,
-                StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
-        keys.put(key, directory);
-        armed.put(directory, key);
-        if (before.isPresent()) {
-            armedOn.put(directory, before.get());
-        }
-        else {
-            armedOn.remove(directory);
-        }
+        return new WatchVerification(repairs, unsettled);
     }
 }

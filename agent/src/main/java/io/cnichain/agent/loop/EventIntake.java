@@ -63,7 +63,7 @@ final class EventIntake
         return watches.retryUnwatchable();
     }
 
-    DirectoryWatches.Verification verifyWatches(Predicate<Path> settled)
+    WatchVerification verifyWatches(Predicate<Path> settled)
     {
         return watches.verify(settled);
     }

@@ -94,10 +94,10 @@ final class PeriodicCheck
         metrics.periodicCheck();
         long settledBefore = System.currentTimeMillis() - SETTLE_MILLIS;
         Predicate<Path> settled = path -> changedBefore(path, settledBefore);
-        DirectoryWatches.Verification watches = intake.verifyWatches(settled);
+        WatchVerification watches = intake.verifyWatches(settled);
         boolean repair = false;
         boolean unsure = watches.unsettled();
-        for (DirectoryWatches.Repair fixed : watches.repairs()) {
+        for (WatchVerification.Repair fixed : watches.repairs()) {
             repair = true;
             metrics.missedEvent("watch");
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
