@@ -11,7 +11,7 @@ import java.util.Optional;
  * directory listings of raw name bytes, a directory reached under a base without following a link, and renames that
  * cannot replace a file that appeared or lose another writer's update.
  * <p>
- * On Java 22 and later (the agent runs on 25) they are the kernel's own calls ({@code openat2}, {@code statx},
+ * On Java 25 (what the agent runs on) they are the kernel's own calls ({@code openat2}, {@code statx},
  * {@code getdents64}, {@code renameat2}) through the Foreign Function &amp; Memory API; elsewhere, or where the kernel
  * or a seccomp profile refuses a call, a Java fallback does what Java 17 can, and {@link #describe()} says which. The
  * choice is made once: {@link #get()}.

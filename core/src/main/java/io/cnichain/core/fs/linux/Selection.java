@@ -23,8 +23,9 @@ final class Selection
             default:
                 return new JavaCalls("-D" + FileSystemCalls.PROPERTY + "=" + wanted + " is not auto, native or java");
         }
-        if (Runtime.version().feature() < 22) {
-            return new JavaCalls("Java " + Runtime.version().feature() + " has no Foreign Function & Memory API (Java 22 and later)");
+        if (Runtime.version().feature() < 25) {
+            // The native calls are compiled for 25 (src/main/java25): an older runtime could not load them.
+            return new JavaCalls("Java " + Runtime.version().feature() + " cannot run the native calls, which are compiled for Java 25");
         }
         if (!"Linux".equals(System.getProperty("os.name"))) {
             return new JavaCalls("not Linux");
