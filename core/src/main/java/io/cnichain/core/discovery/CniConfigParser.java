@@ -2,6 +2,7 @@ package io.cnichain.core.discovery;
 
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.json.GoJsonParser;
+import io.cnichain.core.json.GoText;
 import io.cnichain.core.json.JsonValue;
 import io.cnichain.core.json.JsonValue.JArray;
 import io.cnichain.core.json.JsonValue.JObject;
@@ -44,7 +45,7 @@ public final class CniConfigParser
         if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb && (bytes[2] & 0xff) == 0xbf) {
             throw new InvalidConfigException("starts with a UTF-8 byte-order mark, which CNI runtimes reject");
         }
-        String text = GoJsonParser.decode(bytes);
+        String text = GoText.decode(bytes);
         if (text.isBlank()) {
             throw new InvalidConfigException("is empty");
         }

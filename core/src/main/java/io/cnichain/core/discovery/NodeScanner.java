@@ -110,7 +110,7 @@ public final class NodeScanner
 
     private boolean listEverything()
     {
-        NodeSnapshot.Listing listing = NodeSnapshot.list(layout, resolver);
+        ConfDirListing listing = ConfDirListing.list(layout, resolver);
         everything = false;
         cache.distrustAll();
         entries.clear();
@@ -141,7 +141,7 @@ public final class NodeScanner
             volatileNames.remove(name);
             return entries.remove(name) != null;
         }
-        ConfigEntry entry = NodeSnapshot.toEntry(resolver, hostPath, readableOnly);
+        ConfigEntry entry = ConfDirListing.toEntry(resolver, hostPath, readableOnly);
         entries.put(name, entry);
         track(entry);
         return !entry.equals(before);

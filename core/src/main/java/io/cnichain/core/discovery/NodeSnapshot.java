@@ -4,7 +4,6 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.fs.BoundedFileReader;
-import io.cnichain.core.fs.Resolution;
 import io.cnichain.core.fs.SymlinkResolver;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.fs.linux.PathNames;
@@ -12,14 +11,10 @@ import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.NodeView;
 import io.cnichain.spi.ParseResult;
 
-import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -68,75 +63,9 @@ public final class NodeSnapshot
 
     static NodeSnapshot take(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader)
     {
-        Listing listing = list(layout, resolver);
+        ConfDirListing listing = ConfDirListing.list(layout, resolver);
         return new NodeSnapshot(layout, resolver, reader, listing.entries(), listing.readableOnly(), listing.problem(), listing.unnameable(),
                 Optional.empty());
-    }
-
-    /**
-     * Every entry of the configuration directory, in the runtime's order, with its links resolved.
-     *
-     * @param entries      by name, in byte order
-     * @param readableOnly files the runtime reads but we may not write, by entry path
-     * @param problem      why the directory could not be listed, when it could not
-     */
-    record Listing(Map<String, ConfigEntry> entries, Map<Path, Path> readableOnly, Optional<String> problem, List<FileSystemCalls.EntryName> unnameable) {}
-
-    static Listing list(NodeLayout layout, SymlinkResolver resolver)
-    {
-        Path directory = layout.containerConfDir();
-        List<String> names = new ArrayList<>();
-        List<FileSystemCalls.EntryName> unnameable = new ArrayList<>();
-        Optional<String> problem = Optional.empty();
-        try {
-            // Names are bytes: listed as the kernel has them, and kept only where the JVM can name those very bytes.
-            for (FileSystemCalls.EntryName name : FileSystemCalls.get().listNames(directory)) {
-                Optional<Path> path = name.exact() ? PathNames.toPath(directory, name.bytes()) : Optional.empty();
-                if (path.isPresent()) {
-                    names.add(path.get().getFileName().toString());
-                }
-                else {
-                    unnameable.add(name);
-                }
-            }
-        }
-        catch (NoSuchFileException e) {
-            problem = Optional.of(layout.confDir() + ": does not exist");
-        }
-        catch (NotDirectoryException e) {
-            problem = Optional.of(layout.confDir() + ": is not a directory");
-        }
-        catch (IOException e) {
-            problem = Optional.of(layout.confDir() + ": cannot be listed: " + e.getMessage());
-        }
-        names.sort(BYTE_ORDER);
-        Map<String, ConfigEntry> entries = new LinkedHashMap<>();
-        Map<Path, Path> readableOnly = new ConcurrentHashMap<>();
-        for (String name : names) {
-            entries.put(name, toEntry(resolver, layout.confDir().resolve(name), readableOnly));
-        }
-        return new Listing(entries, readableOnly, problem, List.copyOf(unnameable));
-    }
-
-    static ConfigEntry toEntry(SymlinkResolver resolver, Path hostPath, Map<Path, Path> readableOnly)
-    {
-        Resolution resolution = resolver.resolve(hostPath);
-        if (resolution.target().isEmpty()) {
-            if (resolution.readable().isPresent()) {
-                readableOnly.put(resolution.path(), resolution.readable().get());
-            }
-        }
-        String name = hostPath.getFileName() == null ? "/" : hostPath.getFileName().toString();
-        ConfigEntry.EntryKind kind = resolution.kind().orElse(ConfigEntry.EntryKind.OTHER);
-        return new ConfigEntry(
-                name,
-                resolution.path(),
-                kind,
-                resolution.chain(),
-                resolution.target(),
-                resolution.problem(),
-                // libcni skips directories; a link to one it tries to read, and fails on.
-                ConfigNames.isRuntimeLoadable(name) && kind != ConfigEntry.EntryKind.DIRECTORY);
     }
 
     public NodeLayout layout()
@@ -191,7 +120,7 @@ public final class NodeSnapshot
         if (layout.confDir().equals(normalized.getParent()) && entries.containsKey(normalized.getFileName().toString())) {
             return entries.get(normalized.getFileName().toString());
         }
-        return toEntry(resolver, normalized, readableOnly);
+        return ConfDirListing.toEntry(resolver, normalized, readableOnly);
     }
 
     @Override

@@ -2,9 +2,6 @@ package io.cnichain.core.fs;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
-import io.cnichain.core.fs.linux.FileSystemCalls;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -39,8 +35,6 @@ import static java.util.Objects.requireNonNull;
  */
 public final class AtomicFileWriter
 {
-    private static final Logger LOG = LoggerFactory.getLogger(AtomicFileWriter.class);
-
     /** Temp files start with a dot and end in {@code .tmp}: never a configuration, never a runtime's match. */
     public static final String TEMP_PREFIX = ".cni-chain-";
     public static final String TEMP_SUFFIX = ".tmp";
@@ -141,11 +135,11 @@ public final class AtomicFileWriter
                 Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : Optional.of(existing.get().owner());
                 Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : Optional.of(existing.get().group());
                 if (owner.isPresent() || group.isPresent()) {
-                    setOwner(view, owner, group);
+                    KeptAttributes.setOwner(view, owner, group);
                 }
                 if (existing.isPresent() && !mode.exact()) {
                     // After the owner: a change of owner clears the set-id bits.
-                    carryOver(directory, name, tempName, absolute, temp, reportedPath);
+                    KeptAttributes.carryOver(directory, name, tempName, absolute, temp, reportedPath);
                 }
                 beforeRename.run(temp, absolute);
                 if (expected.isPresent()) {
@@ -298,42 +292,6 @@ public final class AtomicFileWriter
         }
         if (!Arrays.equals(current, expected)) {
             throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "changed while we patched it; not written, the change will be handled next");
-        }
-    }
-
-    /**
-     * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits
-     * (by path: Java has no other way), then the extended attributes (the POSIX ACL, {@code security.*},
-     * {@code trusted.*}, {@code user.*}), in the held directory. What cannot be kept, a hard link among it, is said.
-     */
-    private static void carryOver(WriteDirectory directory, String name, String tempName, Path target, Path temp, Path reportedPath)
-            throws IOException
-    {
-        int mode = (Integer) Files.getAttribute(target, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-        if ((mode & 07000) != 0) {
-            Files.setAttribute(temp, "unix:mode", mode & 07777);
-        }
-        FileSystemCalls.CopiedAttributes copied = directory.copyExtendedAttributes(name, tempName);
-        if (!copied.notKept().isEmpty()) {
-            LOG.warn("{}: the new version lacks extended attributes the old one had: {}; kept: {}", reportedPath,
-                    String.join(", ", copied.notKept()), copied.kept().isEmpty() ? "none" : String.join(", ", copied.kept()));
-        }
-        int links = (Integer) Files.getAttribute(target, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-        if (links > 1) {
-            LOG.warn("{}: has {} hard links; the new version replaces this name only, the other {} still hold the old bytes (a write"
-                    + " a reader can never see half of is a rename, and a rename makes a new file)", reportedPath, links, links - 1);
-        }
-    }
-
-    private static void setOwner(PosixFileAttributeView view, Optional<UserPrincipal> owner, Optional<GroupPrincipal> group)
-            throws IOException
-    {
-        PosixFileAttributes created = view.readAttributes();
-        if (owner.isPresent() && !created.owner().equals(owner.get())) {
-            view.setOwner(owner.get());
-        }
-        if (group.isPresent() && !created.group().equals(group.get())) {
-            view.setGroup(group.get());
         }
     }
 

@@ -4,9 +4,7 @@ import io.cnichain.core.fs.linux.FileSystemCalls;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -14,12 +12,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -52,7 +47,7 @@ abstract class WriteDirectory
         DirectoryStream<Path> stream = Files.newDirectoryStream(base);
         if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
             stream.close();
-            return new ByPath(directory);
+            return new WriteDirectoryByPath(directory);
         }
         SecureDirectoryStream<Path> current = secure;
         try {
@@ -94,7 +89,7 @@ abstract class WriteDirectory
             current.close();
             throw e;
         }
-        return new ByHandle(current, held, directory);
+        return new WriteDirectoryByHandle(current, held, directory);
     }
 
     /** @return the attributes of an entry, not following a link, or empty when there is none */
@@ -180,231 +175,6 @@ abstract class WriteDirectory
         {
             super(where + " is no longer a directory (a link?)");
             this.where = where;
-        }
-    }
-
-    private static final class ByHandle
-            extends WriteDirectory
-    {
-        private final SecureDirectoryStream<Path> handle;
-        private final Optional<FileSystemCalls.Directory> held;
-        private final Path directory;
-
-        ByHandle(SecureDirectoryStream<Path> handle, Optional<FileSystemCalls.Directory> held, Path directory)
-        {
-            this.handle = handle;
-            this.held = held;
-            this.directory = directory;
-        }
-
-        @Override
-        void renameNoReplace(String from, String to)
-                throws IOException
-        {
-            held().renameNoReplace(from, to);
-        }
-
-        @Override
-        void exchange(String a, String b)
-                throws IOException
-        {
-            held().exchange(a, b);
-        }
-
-        /** @throws UnsupportedOperationException where only the Java fallback holds the directory */
-        private FileSystemCalls.Directory held()
-        {
-            return held.orElseThrow(() -> new UnsupportedOperationException("no renameat2 here"));
-        }
-
-        @Override
-        FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
-                throws IOException
-        {
-            if (held.isPresent()) {
-                return held.get().copyExtendedAttributes(from, to);
-            }
-            return copyUserAttributes(directory.resolve(from), directory.resolve(to));
-        }
-
-        @Override
-        Optional<PosixFileAttributes> attributes(String name)
-        {
-            try {
-                return Optional.of(view(name).readAttributes());
-            }
-            catch (IOException e) {
-                return Optional.empty();
-            }
-        }
-
-        @Override
-        FileChannel create(String name, Set<PosixFilePermission> permissions)
-                throws IOException
-        {
-            return (FileChannel) handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(permissions));
-        }
-
-        @Override
-        PosixFileAttributeView view(String name)
-        {
-            return handle.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-        }
-
-        @Override
-        byte[] read(String name)
-                throws IOException
-        {
-            try (SeekableByteChannel channel = handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-                return Channels.newInputStream(channel).readAllBytes();
-            }
-        }
-
-        @Override
-        void rename(String from, String to)
-                throws IOException
-        {
-            handle.move(Path.of(from), handle, Path.of(to));
-        }
-
-        @Override
-        boolean delete(String name)
-                throws IOException
-        {
-            try {
-                handle.deleteFile(Path.of(name));
-                return true;
-            }
-            catch (NoSuchFileException e) {
-                return false;
-            }
-        }
-
-        @Override
-        void sync()
-                throws IOException
-        {
-            try (FileChannel channel = (FileChannel) handle.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
-                channel.force(true);
-            }
-        }
-
-        @Override
-        public void close()
-                throws IOException
-        {
-            try {
-                handle.close();
-            }
-            finally {
-                if (held.isPresent()) {
-                    held.get().close();
-                }
-            }
-        }
-
-        @Override
-        public String toString()
-        {
-            return directory.toString();
-        }
-    }
-
-    private static final class ByPath
-            extends WriteDirectory
-    {
-        private final Path directory;
-
-        ByPath(Path directory)
-        {
-            this.directory = directory;
-        }
-
-        @Override
-        Optional<PosixFileAttributes> attributes(String name)
-        {
-            try {
-                return Optional.of(Files.readAttributes(directory.resolve(name), PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
-            }
-            catch (IOException e) {
-                return Optional.empty();
-            }
-        }
-
-        @Override
-        FileChannel create(String name, Set<PosixFilePermission> permissions)
-                throws IOException
-        {
-            return FileChannel.open(directory.resolve(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                    PosixFilePermissions.asFileAttribute(permissions));
-        }
-
-        @Override
-        PosixFileAttributeView view(String name)
-        {
-            return Files.getFileAttributeView(directory.resolve(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-        }
-
-        @Override
-        byte[] read(String name)
-                throws IOException
-        {
-            return Files.readAllBytes(directory.resolve(name));
-        }
-
-        @Override
-        void rename(String from, String to)
-                throws IOException
-        {
-            Files.move(directory.resolve(from), directory.resolve(to), StandardCopyOption.ATOMIC_MOVE);
-        }
-
-        @Override
-        FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
-                throws IOException
-        {
-            return copyUserAttributes(directory.resolve(from), directory.resolve(to));
-        }
-
-        @Override
-        void renameNoReplace(String from, String to)
-        {
-            throw new UnsupportedOperationException("no renameat2 here");
-        }
-
-        @Override
-        void exchange(String a, String b)
-        {
-            throw new UnsupportedOperationException("no renameat2 here");
-        }
-
-        @Override
-        boolean delete(String name)
-                throws IOException
-        {
-            return Files.deleteIfExists(directory.resolve(name));
-        }
-
-        @Override
-        void sync()
-                throws IOException
-        {
-            try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-                channel.force(true);
-            }
-        }
-
-        @Override
-        public void close()
-        {
-            // nothing held
-        }
-
-        @Override
-        public String toString()
-        {
-            return directory.toString();
         }
     }
 }

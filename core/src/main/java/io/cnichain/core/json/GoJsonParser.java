@@ -8,12 +8,6 @@ import io.cnichain.core.json.JsonValue.JObject;
 import io.cnichain.core.json.JsonValue.JString;
 import io.cnichain.core.json.JsonValue.Member;
 
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -43,26 +37,6 @@ public final class GoJsonParser
     private GoJsonParser(String text)
     {
         this.text = text;
-    }
-
-    /**
-     * Decodes bytes as Go sees them: UTF-8, each invalid sequence replaced by U+FFFD.
-     *
-     * @param bytes file content
-     * @return the text
-     */
-    public static String decode(byte[] bytes)
-    {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPLACE)
-                .onUnmappableCharacter(CodingErrorAction.REPLACE);
-        try {
-            CharBuffer chars = decoder.decode(ByteBuffer.wrap(bytes));
-            return chars.toString();
-        }
-        catch (CharacterCodingException e) {
-            throw new IllegalStateException("a replacing decoder does not fail", e);
-        }
     }
 
     /**

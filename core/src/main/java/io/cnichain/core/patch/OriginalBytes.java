@@ -60,7 +60,7 @@ public final class OriginalBytes
 
     private static String decode(byte[] bytes)
     {
-        return io.cnichain.core.json.GoJsonParser.decode(bytes);
+        return io.cnichain.core.json.GoText.decode(bytes);
     }
 
     /**

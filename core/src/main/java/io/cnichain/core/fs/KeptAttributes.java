@@ -1,0 +1,59 @@
+package io.cnichain.core.fs;
+
+import io.cnichain.core.fs.linux.FileSystemCalls;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.Optional;
+
+/** What a file {@link AtomicFileWriter} replaces keeps beyond its bytes: owner, group, set-id bits, ACL, extended attributes. */
+final class KeptAttributes
+{
+    private static final Logger LOG = LoggerFactory.getLogger(AtomicFileWriter.class);
+
+    private KeptAttributes() {}
+
+    /**
+     * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits
+     * (by path: Java has no other way), then the extended attributes (the POSIX ACL, {@code security.*},
+     * {@code trusted.*}, {@code user.*}), in the held directory. What cannot be kept, a hard link among it, is said.
+     */
+    static void carryOver(WriteDirectory directory, String name, String tempName, Path target, Path temp, Path reportedPath)
+            throws IOException
+    {
+        int mode = (Integer) Files.getAttribute(target, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        if ((mode & 07000) != 0) {
+            Files.setAttribute(temp, "unix:mode", mode & 07777);
+        }
+        FileSystemCalls.CopiedAttributes copied = directory.copyExtendedAttributes(name, tempName);
+        if (!copied.notKept().isEmpty()) {
+            LOG.warn("{}: the new version lacks extended attributes the old one had: {}; kept: {}", reportedPath,
+                    String.join(", ", copied.notKept()), copied.kept().isEmpty() ? "none" : String.join(", ", copied.kept()));
+        }
+        int links = (Integer) Files.getAttribute(target, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        if (links > 1) {
+            LOG.warn("{}: has {} hard links; the new version replaces this name only, the other {} still hold the old bytes (a write"
+                    + " a reader can never see half of is a rename, and a rename makes a new file)", reportedPath, links, links - 1);
+        }
+    }
+
+    static void setOwner(PosixFileAttributeView view, Optional<UserPrincipal> owner, Optional<GroupPrincipal> group)
+            throws IOException
+    {
+        PosixFileAttributes created = view.readAttributes();
+        if (owner.isPresent() && !created.owner().equals(owner.get())) {
+            view.setOwner(owner.get());
+        }
+        if (group.isPresent() && !created.group().equals(group.get())) {
+            view.setGroup(group.get());
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package io.cnichain.core.fs;
+
+import io.cnichain.core.fs.linux.FileSystemCalls;
+
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+import java.util.Set;
+
+/** A {@link WriteDirectory} held open: a {@link SecureDirectoryStream}, and the kernel's descriptor where the native calls run. */
+final class WriteDirectoryByHandle
+        extends WriteDirectory
+{
+    private final SecureDirectoryStream<Path> handle;
+    private final Optional<FileSystemCalls.Directory> held;
+    private final Path directory;
+
+    WriteDirectoryByHandle(SecureDirectoryStream<Path> handle, Optional<FileSystemCalls.Directory> held, Path directory)
+    {
+        this.handle = handle;
+        this.held = held;
+        this.directory = directory;
+    }
+
+    @Override
+    void renameNoReplace(String from, String to)
+            throws IOException
+    {
+        held().renameNoReplace(from, to);
+    }
+
+    @Override
+    void exchange(String a, String b)
+            throws IOException
+    {
+        held().exchange(a, b);
+    }
+
+    /** @throws UnsupportedOperationException where only the Java fallback holds the directory */
+    private FileSystemCalls.Directory held()
+    {
+        return held.orElseThrow(() -> new UnsupportedOperationException("no renameat2 here"));
+    }
+
+    @Override
+    FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
+            throws IOException
+    {
+        if (held.isPresent()) {
+            return held.get().copyExtendedAttributes(from, to);
+        }
+        return copyUserAttributes(directory.resolve(from), directory.resolve(to));
+    }
+
+    @Override
+    Optional<PosixFileAttributes> attributes(String name)
+    {
+        try {
+            return Optional.of(view(name).readAttributes());
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    FileChannel create(String name, Set<PosixFilePermission> permissions)
+            throws IOException
+    {
+        return (FileChannel) handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(permissions));
+    }
+
+    @Override
+    PosixFileAttributeView view(String name)
+    {
+        return handle.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    byte[] read(String name)
+            throws IOException
+    {
+        try (SeekableByteChannel channel = handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+            return Channels.newInputStream(channel).readAllBytes();
+        }
+    }
+
+    @Override
+    void rename(String from, String to)
+            throws IOException
+    {
+        handle.move(Path.of(from), handle, Path.of(to));
+    }
+
+    @Override
+    boolean delete(String name)
+            throws IOException
+    {
+        try {
+            handle.deleteFile(Path.of(name));
+            return true;
+        }
+        catch (NoSuchFileException e) {
+            return false;
+        }
+    }
+
+    @Override
+    void sync()
+            throws IOException
+    {
+        try (FileChannel channel = (FileChannel) handle.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
+            channel.force(true);
+        }
+    }
+
+    @Override
+    public void close()
+            throws IOException
+    {
+        try {
+            handle.close();
+        }
+        finally {
+            if (held.isPresent()) {
+                held.get().close();
+            }
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return directory.toString();
+    }
+}
