@@ -100,17 +100,18 @@ final class TargetPatcher
                 return fights.fighting(file) ? Optional.of(fightReason(file, selection)) : Optional.empty();
             }
             case WAITING -> {
-                RetrySchedule.Next next = retries.onWaiting(file, now);
-                if (next instanceof RetrySchedule.Retry retry) {
-                    log.debug("Retrying {} in {} ms (retry {} of {})", file, retry.delay().toMillis(), retry.number(), retry.of());
-                    timers.schedule(retry.dueNanos(), Timers.Kind.RETRY, Optional.empty());
-                }
-                else if (next instanceof RetrySchedule.Pending pending) {
+                switch (retries.onWaiting(file, now)) {
+                    case RetrySchedule.Retry retry -> {
+                        log.debug("Retrying {} in {} ms (retry {} of {})", file, retry.delay().toMillis(), retry.number(), retry.of());
+                        timers.schedule(retry.dueNanos(), Timers.Kind.RETRY, Optional.empty());
+                    }
                     // The timer may have been folded into an earlier one that brought us here: keep one for the retry.
-                    timers.schedule(pending.dueNanos(), Timers.Kind.RETRY, Optional.empty());
-                }
-                else if (next instanceof RetrySchedule.GiveUp giveUp) {
-                    log.warn("{} still cannot be patched after {} retries ({}); left alone until it changes", file, giveUp.retries(), outcome.detail());
+                    case RetrySchedule.Pending pending -> timers.schedule(pending.dueNanos(), Timers.Kind.RETRY, Optional.empty());
+                    case RetrySchedule.GiveUp giveUp ->
+                            log.warn("{} still cannot be patched after {} retries ({}); left alone until it changes", file, giveUp.retries(), outcome.detail());
+                    case RetrySchedule.LeftAlone leftAlone -> {
+                        // Said when it gave up; nothing to schedule until the file changes.
+                    }
                 }
                 return Optional.of(new NotPatched(ReconcileResult.WAITING, "waiting for " + file + ": " + outcome.detail()));
             }

@@ -44,14 +44,17 @@ final class WriteRetries
      */
     void failed(Path key, String description, long nowNanos)
     {
-        RetrySchedule.Next next = schedule.onWaiting(key, nowNanos);
-        if (next instanceof RetrySchedule.Retry retry) {
-            log.debug("Trying {} again in {} ms (try {} after a refused write)", description, retry.delay().toMillis(), retry.number());
-            timers.schedule(retry.dueNanos(), Timers.Kind.FAILED_WRITE, Optional.empty());
-        }
-        else if (next instanceof RetrySchedule.Pending pending) {
+        switch (schedule.onWaiting(key, nowNanos)) {
+            case RetrySchedule.Retry retry -> {
+                log.debug("Trying {} again in {} ms (try {} after a refused write)", description, retry.delay().toMillis(), retry.number());
+                timers.schedule(retry.dueNanos(), Timers.Kind.FAILED_WRITE, Optional.empty());
+            }
             // The timer may have been folded into an earlier one that brought us here: keep one for the try.
-            timers.schedule(pending.dueNanos(), Timers.Kind.FAILED_WRITE, Optional.empty());
+            case RetrySchedule.Pending pending -> timers.schedule(pending.dueNanos(), Timers.Kind.FAILED_WRITE, Optional.empty());
+            case RetrySchedule.GiveUp giveUp -> log.warn("{} still refused after {} tries; tried again when something changes", description, giveUp.retries());
+            case RetrySchedule.LeftAlone leftAlone -> {
+                // Said when it gave up.
+            }
         }
     }
 

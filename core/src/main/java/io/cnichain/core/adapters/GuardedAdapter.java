@@ -13,6 +13,8 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -86,7 +88,7 @@ public final class GuardedAdapter
         String className = delegate.getClass().getName();
         String name;
         try {
-            name = (String) AdapterCalls.call(new Invocation(delegate, "name"), limit, loader);
+            name = AdapterCalls.call(delegate::name, limit, loader);
         }
         catch (AdapterCalls.CallFailure e) {
             throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, "adapter class " + className + " (" + origin + "): name() " + e.getMessage());
@@ -99,10 +101,8 @@ public final class GuardedAdapter
         String description = name;
         Set<String> settingNames = Set.of();
         try {
-            description = Optional.ofNullable((String) AdapterCalls.call(new Invocation(delegate, "description"), limit, loader)).orElse(name);
-            @SuppressWarnings("unchecked")
-            Set<String> names = (Set<String>) AdapterCalls.call(new Invocation(delegate, "settingNames"), limit, loader);
-            settingNames = requireNonNullResult(names, "settingNames");
+            description = Optional.ofNullable(AdapterCalls.call(delegate::description, limit, loader)).orElse(name);
+            settingNames = requireNonNullResult(AdapterCalls.call(() -> copyOrNull(delegate.settingNames()), limit, loader), "settingNames");
         }
         catch (AdapterCalls.CallFailure e) {
             failure = Optional.of("while loading: " + e.getMessage());
@@ -155,53 +155,57 @@ public final class GuardedAdapter
     public Detection detect(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return call(new Invocation(delegate, "detect").on(view, settings));
+        return call("detect", () -> delegate.detect(view, settings));
     }
 
     @Override
     public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return call(new Invocation(delegate, "authoritativeConfigs").on(view, settings));
+        return call("authoritativeConfigs", () -> ourTargets(view, delegate.authoritativeConfigs(view, settings)));
     }
 
     @Override
     public Set<Path> watchDirectories(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return call(new Invocation(delegate, "watchDirectories").on(view, settings));
+        return call("watchDirectories", () -> ourPaths(delegate.watchDirectories(view, settings)));
     }
 
     @Override
     public Optional<String> incompleteReason(ConfigTarget target, CniConfig config, AdapterSettings settings)
     {
-        return call(new Invocation(delegate, "incompleteReason").on(target, config, settings));
+        return call("incompleteReason", () -> delegate.incompleteReason(target, config, settings));
     }
 
     @Override
     public List<String> warnings(NodeView node, AdapterSettings settings)
     {
         NodeView view = ReadOnlyNodeView.of(node);
-        return call(new Invocation(delegate, "warnings").on(view, settings));
+        return call("warnings", () -> copyOrNull(delegate.warnings(view, settings)));
     }
 
     @Override
     public Optional<String> fightHint()
     {
-        return call(new Invocation(delegate, "fightHint"));
+        return call("fightHint", delegate::fightHint);
     }
 
-    @SuppressWarnings("unchecked")
-    private <T> T call(Invocation invocation)
+    /**
+     * One guarded call: the body calls the adapter and makes its answer ours (collections copied, inside the call, so
+     * that a list whose {@code size()} never returns hangs the call, which has a time limit, not the engine).
+     *
+     * @param method the adapter's method, for messages
+     */
+    private <T> T call(String method, Callable<T> body)
     {
         String reason = disabled.get();
         if (reason != null) {
             throw disabledException(reason);
         }
-        String method = invocation.method;
         T result;
         try {
-            result = (T) AdapterCalls.call(invocation, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
+            result = AdapterCalls.call(body, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
         }
         catch (AdapterCalls.CallFailure e) {
             if (e.error() instanceof AdapterException adapterException) {
@@ -236,94 +240,43 @@ public final class GuardedAdapter
         return name + " (" + origin + ")";
     }
 
-    /** One call of the adapter's method, by name: one class for them all, where a lambda each would cost start-up. */
-    private static final class Invocation
-            implements Callable<Object>
+    private static Set<String> copyOrNull(Set<String> names)
     {
-        private final CniPlatformAdapter delegate;
-        private final String method;
-        private NodeView node;
-        private AdapterSettings settings;
-        private ConfigTarget target;
-        private CniConfig config;
-
-        Invocation(CniPlatformAdapter delegate, String method)
-        {
-            this.delegate = delegate;
-            this.method = method;
-        }
-
-        Invocation on(NodeView node, AdapterSettings settings)
-        {
-            this.node = node;
-            this.settings = settings;
-            return this;
-        }
-
-        Invocation on(ConfigTarget target, CniConfig config, AdapterSettings settings)
-        {
-            this.target = target;
-            this.config = config;
-            this.settings = settings;
-            return this;
-        }
-
-        /**
-         * The adapter's answer, made ours inside the guarded call: collections copied (a list whose {@code size()}
-         * never returns must hang the call, which has a time limit, not the engine), paths made the default file
-         * system's, and every target looked up again in the node view, so that it carries our resolution of the path,
-         * checked against the allowed roots, whatever the adapter built.
-         */
-        @Override
-        public Object call()
-        {
-            return switch (method) {
-                case "name" -> delegate.name();
-                case "description" -> delegate.description();
-                case "settingNames" -> copyOrNull(delegate.settingNames());
-                case "detect" -> delegate.detect(node, settings);
-                case "authoritativeConfigs" -> ourTargets(delegate.authoritativeConfigs(node, settings));
-                case "watchDirectories" -> ourPaths(delegate.watchDirectories(node, settings));
-                case "incompleteReason" -> delegate.incompleteReason(target, config, settings);
-                case "warnings" -> copyOrNull(delegate.warnings(node, settings));
-                case "fightHint" -> delegate.fightHint();
-                default -> throw new IllegalArgumentException("no adapter method " + method);
-            };
-        }
-
-        private static Set<String> copyOrNull(Set<String> names)
-        {
-            return names == null ? null : Set.copyOf(names);
-        }
-
-        private static List<String> copyOrNull(List<String> lines)
-        {
-            return lines == null ? null : List.copyOf(lines);
-        }
-
-        private List<ConfigTarget> ourTargets(List<ConfigTarget> targets)
-        {
-            if (targets == null) {
-                return null;
-            }
-            List<ConfigTarget> ours = new java.util.ArrayList<>();
-            for (ConfigTarget target : List.copyOf(targets)) {
-                ConfigEntry entry = node.inspect(Path.of(target.entry().path().toString()));
-                ours.add(new ConfigTarget(entry, target.reason()));
-            }
-            return List.copyOf(ours);
-        }
-
-        private static Set<Path> ourPaths(Set<Path> paths)
-        {
-            if (paths == null) {
-                return null;
-            }
-            Set<Path> ours = new java.util.LinkedHashSet<>();
-            for (Path path : List.copyOf(paths)) {
-                ours.add(Path.of(path.toString()));
-            }
-            return Set.copyOf(ours);
-        }
+        return names == null ? null : Set.copyOf(names);
     }
+
+    private static List<String> copyOrNull(List<String> lines)
+    {
+        return lines == null ? null : List.copyOf(lines);
+    }
+
+    /**
+     * Every target looked up again in the node view, so that it carries our resolution of the path, checked against the
+     * allowed roots, whatever the adapter built; paths made the default file system's.
+     */
+    private static List<ConfigTarget> ourTargets(NodeView node, List<ConfigTarget> targets)
+    {
+        if (targets == null) {
+            return null;
+        }
+        List<ConfigTarget> ours = new ArrayList<>();
+        for (ConfigTarget target : List.copyOf(targets)) {
+            ConfigEntry entry = node.inspect(Path.of(target.entry().path().toString()));
+            ours.add(new ConfigTarget(entry, target.reason()));
+        }
+        return List.copyOf(ours);
+    }
+
+    private static Set<Path> ourPaths(Set<Path> paths)
+    {
+        if (paths == null) {
+            return null;
+        }
+        Set<Path> ours = new LinkedHashSet<>();
+        for (Path path : List.copyOf(paths)) {
+            ours.add(Path.of(path.toString()));
+        }
+        return Set.copyOf(ours);
+    }
+
 }
