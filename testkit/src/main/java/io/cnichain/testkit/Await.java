@@ -2,6 +2,7 @@ package io.cnichain.testkit;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -22,6 +23,31 @@ public final class Await
     public static void until(Duration timeout, BooleanSupplier condition, Supplier<String> failure)
     {
         value(timeout, () -> condition.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.empty(), failure);
+    }
+
+    /** A scenario's own pace, to the microsecond (a race's window), never a wait for the agent. */
+    public static void pauseMicros(long micros)
+    {
+        long until = System.nanoTime() + micros * 1000;
+        while (micros > 0 && System.nanoTime() < until) {
+            LockSupport.parkNanos(until - System.nanoTime());
+        }
+    }
+
+    /**
+     * For a test that counts misses over many rounds rather than failing at the first.
+     *
+     * @return whether {@code condition} held within {@code timeout}
+     */
+    public static boolean within(Duration timeout, BooleanSupplier condition)
+    {
+        try {
+            until(timeout, condition, () -> "");
+            return true;
+        }
+        catch (AssertionError e) {
+            return false;
+        }
     }
 
     /**

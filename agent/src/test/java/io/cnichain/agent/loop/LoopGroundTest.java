@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.NeedsRoot;
 import io.cnichain.testkit.NeedsRootExtension;
 import io.cnichain.testkit.TempNodeExtension;
@@ -63,7 +64,7 @@ class LoopGroundTest
                 long mounted = System.nanoTime();
                 // The primary writes its file on the new mount: no event reaches the watch on the hidden directory.
                 Files.writeString(node.conf("10-calico.conflist"), TestNode.CALICO);
-                loop.await(() -> RunningLoop.patched(file), () -> "the file on the mount was not patched");
+                loop.await(() -> PluginList.patched(file), () -> "the file on the mount was not patched");
                 assertThat(System.nanoTime() - mounted).as("patched within 2 s").isLessThan(TWO_SECONDS);
                 loop.awaitLog("the mounts at or above /etc/cni/net.d or /opt/cni/bin changed; looking at everything again");
                 loop.awaitReady();

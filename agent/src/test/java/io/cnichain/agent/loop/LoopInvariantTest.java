@@ -8,7 +8,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import static io.cnichain.agent.loop.RunningLoop.patched;
+import static io.cnichain.testkit.PluginList.patched;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Readiness says the runtime's file carries our entry only when it does. */

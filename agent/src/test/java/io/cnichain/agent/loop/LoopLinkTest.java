@@ -8,7 +8,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import static io.cnichain.agent.loop.RunningLoop.patched;
+import static io.cnichain.testkit.PluginList.patched;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Links: we never write them, so an event on one is never our echo; what they lead to is watched. */

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class LoopPeriodicCheckTest
 
             Files.move(node.host("/etc/cni/oci"), node.host("/etc/cni/oci-old"));
             node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
-            assertThat(RunningLoop.patched(real)).isFalse();
+            assertThat(PluginList.patched(real)).isFalse();
 
             // The directory's parent is watched too: the swap is an event, and the check has nothing left to find.
             loop.awaitLog("[" + node.host("/etc/cni/oci") + "] now names another directory (renamed away, or another renamed in its place)");

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class LoopQuietTest
             // 512 events), none of them, but one warning of the overflow and a rescan.
             assertThat(loop.count("calico-install-") + loop.count("(overflow); rescanning everything")).as("each one at debug, or an overflow")
                     .isGreaterThan(0);
-            assertThat(RunningLoop.plugins(file)).last().isEqualTo("linkerd-cni");
+            assertThat(PluginList.plugins(file)).last().isEqualTo("linkerd-cni");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.NeedsRoot;
 import io.cnichain.testkit.NeedsRootExtension;
 import io.cnichain.testkit.TempNodeExtension;
@@ -51,7 +52,7 @@ class LoopRefusedWriteTest
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
                         .startsWith("/etc/cni/net.d/10-calico.conflist: cannot be written: ").contains("Operation not permitted"));
                 assertThat(loop.metrics()).contains("cnichain_ready 0");
-                assertThat(RunningLoop.plugins(file)).containsExactly("calico", "portmap");
+                assertThat(PluginList.plugins(file)).containsExactly("calico", "portmap");
                 assertThat(tempFiles(node.confDir())).isEmpty();
             }
             finally {
@@ -78,7 +79,7 @@ class LoopRefusedWriteTest
                 loop.awaitCount("Trying our binaries and kubeconfig again in 40 ms", 2);
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith("/opt/cni/bin: "))
                         .anySatisfy(reason -> assertThat(reason).contains("the linkerd-cni binary is not installed"));
-                assertThat(RunningLoop.plugins(file)).as("no configuration may name a missing binary").containsExactly("calico", "portmap");
+                assertThat(PluginList.plugins(file)).as("no configuration may name a missing binary").containsExactly("calico", "portmap");
                 assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
             }
             finally {
@@ -107,7 +108,7 @@ class LoopRefusedWriteTest
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
                         .startsWith("/etc/cni/net.d/10-bridge.conf: cannot be deleted: ").contains("Operation not permitted"));
                 assertThat(conf).exists();
-                assertThat(RunningLoop.patched(conflist)).isTrue();
+                assertThat(PluginList.patched(conflist)).isTrue();
             }
             finally {
                 NeedsRootExtension.run("chattr", "-i", conf.toString());

@@ -9,8 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import static io.cnichain.agent.loop.RunningLoop.patched;
-import static io.cnichain.agent.loop.RunningLoop.plugins;
+import static io.cnichain.testkit.PluginList.patched;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every way a primary writes its file, against the loop in-process, on real inotify. */

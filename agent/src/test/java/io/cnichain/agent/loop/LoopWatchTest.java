@@ -1,11 +1,14 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
@@ -15,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,7 +72,7 @@ class LoopWatchTest
             Files.writeString(old.resolve("10-calico.conflist"), TestNode.CALICO);
             loop.barrier();
             assertThat(Files.readString(old.resolve("10-calico.conflist"))).doesNotContain("linkerd-cni");
-            assertThat(RunningLoop.plugins(file)).last().isEqualTo("linkerd-cni");
+            assertThat(PluginList.plugins(file)).last().isEqualTo("linkerd-cni");
         }
     }
 
@@ -163,20 +165,15 @@ class LoopWatchTest
                     Path level = node.hostRoot();
                     for (String name : List.of("var", "run", "test-primary", "staging")) {
                         level = Files.createDirectory(level.resolve(name));
-                        pauseMicros(pause);
+                        Await.pauseMicros(pause);
                     }
                     // Armed by the event on a parent, or by a pass that came first: either way, said in the log.
                     String line = "Ignoring event: CREATE /var/run/test-primary/staging/probe-" + ++probe + ".conflist; not a file we patch";
-                    long deadline = System.nanoTime() + 3_000_000_000L;
-                    while (armedLines(loop, staging) == armed && System.nanoTime() < deadline) {
-                        Thread.sleep(1);
-                    }
-                    if (armedLines(loop, staging) > armed) {
+                    long before = armed;
+                    if (Await.within(Duration.ofSeconds(3), () -> armedLines(loop, staging) > before)) {
                         // Now armed: what happens in it reaches the loop.
                         Files.writeString(staging.resolve("probe-" + probe + ".conflist"), "{}");
-                        while (loop.count(line) == 0 && System.nanoTime() < deadline) {
-                            Thread.sleep(1);
-                        }
+                        Await.within(Duration.ofSeconds(3), () -> loop.count(line) > 0);
                     }
                     armed = armedLines(loop, staging);
                     if (loop.count(line) == 0) {
@@ -214,14 +211,10 @@ class LoopWatchTest
                         Path level = node.hostRoot();
                         for (String name : List.of("etc", "cni", "net.d")) {
                             level = Files.createDirectory(level.resolve(name));
-                            pauseMicros(pause);
+                            Await.pauseMicros(pause);
                         }
                         Path file = node.write("10-calico.conflist", TestNode.CALICO);
-                        long deadline = System.nanoTime() + 3_000_000_000L;
-                        while (!RunningLoop.patched(file) && System.nanoTime() < deadline) {
-                            Thread.sleep(1);
-                        }
-                        if (!RunningLoop.patched(file)) {
+                        if (!Await.within(Duration.ofSeconds(3), () -> PluginList.patched(file))) {
                             missed.add("round " + round + ", pause " + pause + " µs");
                             log = log.isEmpty() ? String.join("\n", loop.lines("")) : log;
                         }
@@ -238,14 +231,6 @@ class LoopWatchTest
     private static long armedLines(RunningLoop loop, Path directory)
     {
         return loop.count("[" + directory + "] appeared; watching again and rescanning") + loop.count("Watching [" + directory + "] as well");
-    }
-
-    private static void pauseMicros(long micros)
-    {
-        long until = System.nanoTime() + micros * 1000;
-        while (micros > 0 && System.nanoTime() < until) {
-            LockSupport.parkNanos(until - System.nanoTime());
-        }
     }
 
     /** As {@code rm -rf}: the loop may write a file into the directory while it goes (the kubeconfig, deleted first). */

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import static io.cnichain.testkit.PluginList.patched;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.config.AgentConfig;
@@ -7,9 +8,9 @@ import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.LibcniGeneration;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
-import io.cnichain.core.json.CniJson;
 import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.spi.ConfigEntry;
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TestNode;
 
@@ -266,42 +267,15 @@ final class RunningLoop
 
     void await(BooleanSupplier condition, Supplier<String> failure)
     {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(failure.get() + "\nthe log:\n" + String.join("\n", CapturedLog.lines()));
+        Await.until(TIMEOUT, () -> {
+            if (condition.getAsBoolean()) {
+                return true;
             }
             if (!thread.isAlive()) {
                 throw new AssertionError("the loop ended; " + failure.get() + "\nthe log:\n" + String.join("\n", CapturedLog.lines()));
             }
-            try {
-                Thread.sleep(2);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-    }
-
-    /** The plugin types of a list, or empty when it does not parse. */
-    static List<String> plugins(Path file)
-    {
-        List<String> types = new ArrayList<>();
-        try {
-            CniJson.parse(read(file).getBytes(StandardCharsets.UTF_8)).get("plugins").forEach(p -> types.add(p.get("type").asText()));
-        }
-        catch (RuntimeException e) {
-            return List.of();
-        }
-        return types;
-    }
-
-    static boolean patched(Path file)
-    {
-        List<String> plugins = plugins(file);
-        return !plugins.isEmpty() && plugins.get(plugins.size() - 1).equals("linkerd-cni")
-                && plugins.stream().filter("linkerd-cni"::equals).count() == 1;
+            return false;
+        }, () -> failure.get() + "\nthe log:\n" + String.join("\n", CapturedLog.lines()));
     }
 
     static String read(Path file)

@@ -1,5 +1,6 @@
 package io.cnichain.agent.taint;
 
+import io.cnichain.testkit.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -481,16 +482,17 @@ class NodeTaintRemoverTest
     }
 
     private static TaintRemovalState awaitState(NodeTaintRemover remover, Predicate<TaintRemovalState> condition)
-            throws InterruptedException
     {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.test(remover.state())) {
-            if (System.nanoTime() > deadline || remover.state().finished() && !condition.test(remover.state())) {
-                throw new AssertionError("the remover did not get there (finished, or " + WAIT + " passed): " + remover.state() + "\n" + String.join("\n", lines()));
+        return Await.value(WAIT, () -> {
+            TaintRemovalState state = remover.state();
+            if (condition.test(state)) {
+                return Optional.of(state);
             }
-            Thread.sleep(5);
-        }
-        return remover.state();
+            if (state.finished()) {
+                throw new AssertionError("the remover finished elsewhere: " + state + "\n" + String.join("\n", lines()));
+            }
+            return Optional.empty();
+        }, () -> "the remover did not get there: " + remover.state() + "\n" + String.join("\n", lines()));
     }
 
     private static boolean workerAlive()

@@ -1,5 +1,7 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +14,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,24 +72,12 @@ class AgentDirectoryChainTest
             Path level = node.hostRoot();
             for (String name : List.of("etc", "cni", "net.d")) {
                 level = Files.createDirectory(level.resolve(name));
-                pause(pauseMicros);
+                Await.pauseMicros(pauseMicros);
             }
             Path file = node.write("10-calico.conflist", TestNode.CALICO);
-            long deadline = System.nanoTime() + PATCH_WITHIN.toNanos();
-            while (!Files2.patched(file) && System.nanoTime() < deadline) {
-                Files2.pause(5);
-            }
-            boolean patched = Files2.patched(file);
+            boolean patched = Await.within(PATCH_WITHIN, () -> PluginList.patched(file));
             assertThat(agent.terminate(Duration.ofSeconds(20))).as(agent.log()).isZero();
             return patched ? "" : agent.log();
-        }
-    }
-
-    private static void pause(long micros)
-    {
-        long until = System.nanoTime() + micros * 1000;
-        while (micros > 0 && System.nanoTime() < until) {
-            LockSupport.parkNanos(until - System.nanoTime());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -27,13 +28,13 @@ class AgentFifoSecretsTest
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.poll("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.poll("/readyz").status() == 200, agent::log);
 
             // The link the pod reads the token by, replaced by a FIFO: an event in the volume, so the kubeconfig is rewritten.
             fifo(node.serviceAccountDir().resolve("token"));
             long changed = System.nanoTime();
             node.write("10-calico.conflist", TestNode.CALICO);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.poll("/readyz").status() == 503, agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.poll("/readyz").status() == 503, agent::log);
             assertThat(System.nanoTime() - changed).as("not ready within 2 s").isLessThan(TimeUnit.SECONDS.toNanos(2));
             assertThat(agent.get("/readyz").body()).contains("is a FIFO, not a regular file");
             awaitPatched(agent, file);

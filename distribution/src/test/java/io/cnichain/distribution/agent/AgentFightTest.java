@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class AgentFightTest
                 fighting.set(false);
                 other.join();
             }
-            AgentProcess.await(Duration.ofSeconds(5), () -> agent.get("/readyz").body()
+            Await.until(Duration.ofSeconds(5), () -> agent.get("/readyz").body()
                     .contains("another writer keeps undoing our entry in /etc/cni/net.d/05-cilium.conflist; backing off "), agent::log);
             assertThat(agent.get("/readyz").status()).isEqualTo(503);
             assertThat(agent.get("/healthz").status()).isEqualTo(200);
@@ -55,7 +56,7 @@ class AgentFightTest
 
             // The other writer stopped: once the file has kept our entry for 10 s, back to normal and ready.
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(30), () -> agent.get("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(30), () -> agent.get("/readyz").status() == 200, agent::log);
             assertThat(agent.log()).contains("/etc/cni/net.d/05-cilium.conflist has kept our entry for 10 s; the fight is over, back to normal speed");
         }
     }

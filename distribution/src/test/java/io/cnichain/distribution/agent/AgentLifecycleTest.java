@@ -1,5 +1,7 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -13,7 +15,7 @@ import java.time.Duration;
 import java.util.stream.Stream;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.plugins;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -71,7 +73,7 @@ class AgentLifecycleTest
             assertThat(agent.log()).contains("SIGHUP received; stopping watches, then deciding whether this is an uninstall")
                     .contains("SIGHUP: removing our CNI entries, kubeconfig and binaries: not in a cluster").contains("Exiting.");
         }
-        assertThat(Files2.patched(file)).isFalse();
+        assertThat(PluginList.patched(file)).isFalse();
         assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
         assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
     }
@@ -89,7 +91,7 @@ class AgentLifecycleTest
             assertThat(agent.log()).contains("SIGTERM received").contains("SIGTERM: leaving our CNI entries, kubeconfig and binaries in place: "
                     + "cleanupOnShutdown is never (or --no-cleanup) (cleanupOnShutdown never)");
         }
-        assertThat(Files2.patched(file)).isTrue();
+        assertThat(PluginList.patched(file)).isTrue();
         assertThat(node.binDir().resolve("linkerd-cni")).exists();
     }
 
@@ -107,7 +109,7 @@ class AgentLifecycleTest
         Files.writeString(stale, "{\"half\":");
         try (AgentProcess agent = AgentProcess.start(node)) {
             agent.awaitLog("Using adapter", Duration.ofSeconds(10));
-            AgentProcess.await(Duration.ofSeconds(10), () -> !Files.exists(stale), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> !Files.exists(stale), agent::log);
             assertThat(plugins(file)).containsExactly("calico", "portmap", "linkerd-cni");
             try (Stream<Path> files = Files.list(node.confDir())) {
                 assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
@@ -128,7 +130,7 @@ class AgentLifecycleTest
 
             Path file = node.write("10-calico.conflist", TestNode.CALICO);
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(5), () -> agent.get("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(5), () -> agent.get("/readyz").status() == 200, agent::log);
             assertThat(agent.get("/readyz").body()).isEqualTo("ready\n");
 
             String metrics = agent.get("/metrics").body();
@@ -150,7 +152,7 @@ class AgentLifecycleTest
     {
         Files.move(node.hostRoot(), node.root().resolve("elsewhere"));
         try (AgentProcess agent = AgentProcess.start(node)) {
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("the host root"), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("the host root"), agent::log);
             AgentProcess.Response ready = agent.get("/readyz");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.body()).contains(node.hostRoot() + ": the host root (hostRoot, --host-root or CONTAINER_MOUNT_PREFIX) does not exist");
@@ -165,7 +167,7 @@ class AgentLifecycleTest
         node.link("04-out.conflist", "/etc/passwd");
         node.write("10-calico.conflist", TestNode.CALICO);
         try (AgentProcess agent = AgentProcess.start(node)) {
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("which cannot be patched"), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("which cannot be patched"), agent::log);
             assertThat(agent.get("/readyz").status()).isEqualTo(503);
             assertThat(agent.get("/readyz").body()).contains("the runtime loads /etc/cni/net.d/04-out.conflist, which cannot be patched");
             assertThat(agent.log()).doesNotContain("disabled").doesNotContain("NoSuchElementException");

@@ -1,5 +1,7 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -37,7 +39,7 @@ class AgentPodVolumesTest
         Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
         try (AgentProcess agent = AgentProcess.launch(node, List.of(), List.of("--config", yaml.toString()))) {
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(20), () -> agent.poll("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(20), () -> agent.poll("/readyz").status() == 200, agent::log);
 
             // kubectl edit configmap: the kubelet's update, the old payload deleted.
             Path started = config.dataDirectory();
@@ -51,7 +53,7 @@ class AgentPodVolumesTest
             node.write("10-calico.conflist", TestNode.CALICO);
             awaitPatched(agent, file);
             node.serviceAccount().update("token", "token-after-the-edit\n");
-            AgentProcess.await(Duration.ofSeconds(10), () -> Files2.read(kubeconfig).contains("token-after-the-edit"), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> Files2.read(kubeconfig).contains("token-after-the-edit"), agent::log);
             assertThat(agent.get("/readyz").status()).isEqualTo(200);
             assertThat(agent.count(CHANGED)).as("said once").isEqualTo(1);
 
@@ -59,7 +61,7 @@ class AgentPodVolumesTest
             assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
             assertThat(agent.log()).contains("removing our CNI entries, kubeconfig and binaries");
         }
-        assertThat(Files2.plugins(file)).doesNotContain("linkerd-cni");
+        assertThat(PluginList.plugins(file)).doesNotContain("linkerd-cni");
     }
 
     @Test

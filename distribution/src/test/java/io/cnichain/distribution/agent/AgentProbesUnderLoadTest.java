@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.IdleConnections;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -38,7 +39,7 @@ class AgentProbesUnderLoadTest
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.poll("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.poll("/readyz").status() == 200, agent::log);
             List<Long> millis = new ArrayList<>();
             int failed = 0;
             try (IdleConnections flood = IdleConnections.open(agent.healthPort(), 256)) {

@@ -18,8 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 /**
  * {@code cni-chain run} as a real child process started through the distribution's launcher, the way the
@@ -109,12 +107,12 @@ final class AgentProcess
     /** Log lines come after the write they report: wait for them rather than read them at once. */
     void awaitCount(String text, long count)
     {
-        await(Duration.ofSeconds(10), () -> count(text) >= count, () -> "expected " + count + " lines with '" + text + "'; the log:\n" + log());
+        Await.until(Duration.ofSeconds(10), () -> count(text) >= count, () -> "expected " + count + " lines with '" + text + "'; the log:\n" + log());
     }
 
     void awaitLog(String text, Duration timeout)
     {
-        await(timeout, () -> {
+        Await.until(timeout, () -> {
             if (log().contains(text)) {
                 return true;
             }
@@ -210,11 +208,6 @@ final class AgentProcess
         if (process.isAlive()) {
             process.destroyForcibly();
         }
-    }
-
-    static void await(Duration timeout, BooleanSupplier condition, Supplier<String> failure)
-    {
-        Await.until(timeout, condition, failure);
     }
 
     private static int freePort()

@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.agent.shutdown.StandInCluster;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -13,7 +14,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.patched;
+import static io.cnichain.testkit.PluginList.patched;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,7 +42,7 @@ class AgentUninstallTest
             try (StandInCluster cluster = StandInCluster.start(node.serviceAccountDir());
                  AgentProcess agent = AgentProcess.launch(node, List.of(), List.of(), cluster.environment())) {
                 awaitPatched(agent, file);
-                AgentProcess.await(Duration.ofSeconds(10), () -> cluster.server().requests().stream().anyMatch(r -> r.path().endsWith("/daemonsets")),
+                Await.until(Duration.ofSeconds(10), () -> cluster.server().requests().stream().anyMatch(r -> r.path().endsWith("/daemonsets")),
                         () -> "the agent never watched its DaemonSet: " + cluster.server().requests() + "\n" + agent.log());
                 order.getValue().accept(cluster);
                 assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();

@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.agent.shutdown.StandInCluster;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
@@ -17,7 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.patched;
+import static io.cnichain.testkit.PluginList.patched;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -140,7 +141,7 @@ class AgentUpgradeTest
         try (AgentProcess old = AgentProcess.launch(node, List.of(), flags, cluster.environment())) {
             old.awaitLog("Watching /etc/cni/net.d", Duration.ofSeconds(20));
             awaitPatched(old, file);
-            AgentProcess.await(Duration.ofSeconds(10), () -> Files.exists(kubeconfig) && Files.exists(binary), old::log);
+            Await.until(Duration.ofSeconds(10), () -> Files.exists(kubeconfig) && Files.exists(binary), old::log);
             binaryBefore = Files.readAttributes(binary, BasicFileAttributes.class).fileKey();
             sampler.start();
             assertThat(old.terminate(Duration.ofSeconds(25))).as(old.log()).isZero();
@@ -152,7 +153,7 @@ class AgentUpgradeTest
         String newLog;
         boolean replaced;
         try (AgentProcess fresh = AgentProcess.launch(node, List.of(), flags, cluster.environment())) {
-            AgentProcess.await(Duration.ofSeconds(20), () -> fresh.poll("/readyz").status() == 200, fresh::log);
+            Await.until(Duration.ofSeconds(20), () -> fresh.poll("/readyz").status() == 200, fresh::log);
             sampler.stop();
             newLog = fresh.log();
             replaced = !Files.readAttributes(binary, BasicFileAttributes.class).fileKey().equals(binaryBefore);

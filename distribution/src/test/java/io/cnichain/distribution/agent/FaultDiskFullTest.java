@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.testkit.NeedsRoot;
@@ -15,7 +16,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.plugins;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,12 +40,12 @@ class FaultDiskFullTest
                     Observer.Rules.strict().primaryWritesInPlace(primary::inPlaceSequence)));
             AgentProcess agent = cleanup.add(AgentProcess.start(node, "--log-level", "debug"));
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
 
             long filled = fill(node.conf("filler.bin"));
             // Calico's way: in place, which needs no new space; our patch needs a temp file, which cannot be made.
             primary.writeNext(Primary.Mode.IN_PLACE);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("No space left on device"), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("No space left on device"), agent::log);
             AgentProcess.Response ready = agent.get("/readyz");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.body()).contains("/etc/cni/net.d/10-calico.conflist: cannot be written: ").contains("No space left on device");
@@ -63,7 +64,7 @@ class FaultDiskFullTest
             Cleanup.resize(node.confDir(), "1m");
             awaitPatched(agent, file);
             long recoveredMs = (System.nanoTime() - freed) / 1_000_000;
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
             observer.close();
             assertThat(observer.violations()).isEmpty();
             assertThat(recoveredMs).as("recovery comes from the retry timer, within its current delay").isLessThan(5_000);
@@ -82,7 +83,7 @@ class FaultDiskFullTest
             Path file = node.write("10-calico.conflist", TestNode.CALICO);
             Observer observer = cleanup.add(Observer.start(node.confDir(), node.binDir().resolve("linkerd-cni"), Observer.Rules.strict()));
             AgentProcess agent = cleanup.add(AgentProcess.start(node, "--log-level", "debug"));
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("No space left on device"), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("No space left on device"), agent::log);
             AgentProcess.Response ready = agent.get("/readyz");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(ready.body()).contains("/opt/cni/bin/linkerd-cni: cannot be written: ")
@@ -96,7 +97,7 @@ class FaultDiskFullTest
             Cleanup.resize(node.binDir(), "1m");
             awaitPatched(agent, file);
             long recoveredMs = (System.nanoTime() - freed) / 1_000_000;
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
             observer.close();
             assertThat(observer.violations()).isEmpty();
             FaultSettings.report("disk full (bin dir)", filled + " bytes of filler; binary installed and file patched " + recoveredMs

@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -17,13 +18,12 @@ import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
 import java.util.stream.Stream;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.plugins;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -122,22 +122,17 @@ class FaultKillStormTest
 
     /** Returns as soon as the agent creates a temp file in the conf dir or the bin dir. */
     private static void awaitOurTempFile(WatchService watcher, AgentProcess agent)
-            throws InterruptedException
     {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            WatchKey key = watcher.poll(100, TimeUnit.MILLISECONDS);
+        Await.until(Duration.ofSeconds(30), () -> {
+            WatchKey key = watcher.poll();
             if (key == null) {
-                continue;
+                return false;
             }
             boolean ours = key.pollEvents().stream().anyMatch(event -> event.context() != null
                     && event.context().toString().startsWith(AtomicFileWriter.TEMP_PREFIX));
             key.reset();
-            if (ours) {
-                return;
-            }
-        }
-        throw new AssertionError("the agent never wrote anything; its log:\n" + agent.log());
+            return ours;
+        }, () -> "the agent never wrote anything; its log:\n" + agent.log());
     }
 
     static List<Path> tempFiles(Path dir)

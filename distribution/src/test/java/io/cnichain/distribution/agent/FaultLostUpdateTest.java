@@ -1,5 +1,7 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Tag;
@@ -13,7 +15,7 @@ import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.plugins;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -69,7 +71,7 @@ class FaultLostUpdateTest
             long last = primary.generation();
             // A fight may have started (the primary's own read-modify-write can still undo ours right after it lands):
             // the agent writes again when its back-off is over.
-            AgentProcess.await(Duration.ofSeconds(10).plus(lastBackoff(agent)), () -> Files2.patched(file) && Observer.generation(read(file)).orElse(-1) == last,
+            Await.until(Duration.ofSeconds(10).plus(lastBackoff(agent)), () -> PluginList.patched(file) && Observer.generation(read(file)).orElse(-1) == last,
                     () -> "the primary's last version, " + last + ", was not patched: " + Files2.read(file) + "\n" + agent.log());
             Barrier.await(agent, node);
             observer.close();

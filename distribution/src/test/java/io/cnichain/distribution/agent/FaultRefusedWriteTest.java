@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.testkit.NeedsRoot;
@@ -13,7 +14,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.plugins;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -133,7 +134,7 @@ class FaultRefusedWriteTest
 
             Cleanup.mutable(conf);
             awaitPatched(agent, conflist);
-            AgentProcess.await(Duration.ofSeconds(10), () -> !Files.exists(conf), agent::log);
+            Await.until(Duration.ofSeconds(10), () -> !Files.exists(conf), agent::log);
             awaitReady(agent);
             observer.close();
             assertThat(observer.violations()).isEmpty();
@@ -166,7 +167,7 @@ class FaultRefusedWriteTest
 
     private static void awaitNotReady(AgentProcess agent, String reason)
     {
-        AgentProcess.await(Duration.ofSeconds(20), () -> agent.poll("/readyz").body().contains(reason), () -> "/readyz never said '" + reason + "': "
+        Await.until(Duration.ofSeconds(20), () -> agent.poll("/readyz").body().contains(reason), () -> "/readyz never said '" + reason + "': "
                 + agent.poll("/readyz").body() + "\nagent log:\n" + agent.log());
         assertThat(agent.get("/readyz").status()).isEqualTo(503);
         assertThat(agent.get("/metrics").body()).contains("cnichain_ready 0");
@@ -174,7 +175,7 @@ class FaultRefusedWriteTest
 
     private static void awaitReady(AgentProcess agent)
     {
-        AgentProcess.await(Duration.ofSeconds(20), () -> agent.get("/readyz").status() == 200, () -> agent.get("/readyz").body() + "\n" + agent.log());
+        Await.until(Duration.ofSeconds(20), () -> agent.get("/readyz").status() == 200, () -> agent.get("/readyz").body() + "\n" + agent.log());
     }
 
     private static void report(AgentProcess agent, String what)

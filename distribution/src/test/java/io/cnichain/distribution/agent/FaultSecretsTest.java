@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.KubeletVolume;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -42,7 +43,7 @@ class FaultSecretsTest
                 try (AgentProcess agent = AgentProcess.start(node, "--log-level", level, "--log-format", format)) {
                     awaitPatched(agent, file);
                     account.update("token", token);
-                    AgentProcess.await(Duration.ofSeconds(10), () -> Files2.read(node.conf("ZZZ-linkerd-cni-kubeconfig")).contains(token),
+                    Await.until(Duration.ofSeconds(10), () -> Files2.read(node.conf("ZZZ-linkerd-cni-kubeconfig")).contains(token),
                             () -> "the kubeconfig never got the new token\n" + agent.log());
                     StringBuilder seen = new StringBuilder();
                     for (String path : List.of("/healthz", "/readyz", "/metrics")) {
@@ -50,7 +51,7 @@ class FaultSecretsTest
                     }
                     // Then one the kubeconfig refuses: /readyz and the log say why, never what.
                     account.update("token", token + " refused");
-                    AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("the service-account token"), agent::log);
+                    Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("the service-account token"), agent::log);
                     seen.append(agent.get("/readyz").body());
                     account.update("token", token);
                     assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();

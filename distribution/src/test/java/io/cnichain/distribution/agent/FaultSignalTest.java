@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.testkit.NeedsRoot;
@@ -14,7 +15,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
-import static io.cnichain.distribution.agent.Files2.plugins;
+import static io.cnichain.testkit.PluginList.plugins;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -167,7 +168,7 @@ class FaultSignalTest
                     "-e", "inject=fsync,fdatasync:delay_enter=" + delay.toNanos() / 1000, "-o", "/dev/null")
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             SlowSync slow = new SlowSync(strace);
-            AgentProcess.await(Duration.ofSeconds(10), () -> slow.tracing(pid), () -> "strace never attached to every thread of " + pid);
+            Await.until(Duration.ofSeconds(10), () -> slow.tracing(pid), () -> "strace never attached to every thread of " + pid);
             return slow;
         }
 

@@ -1,5 +1,7 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import io.cnichain.testkit.NeedsRoot;
@@ -31,21 +33,21 @@ class FaultWatchLimitTest
         try (AgentProcess agent = AgentProcess.launch(node, limited, List.of())) {
             agent.awaitLog("Cannot watch", Duration.ofSeconds(20));
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("not watching /etc/cni/net.d: User limit of inotify watches reached"),
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("not watching /etc/cni/net.d: User limit of inotify watches reached"),
                     () -> "/readyz: " + agent.get("/readyz") + "\n" + agent.log());
             assertThat(agent.get("/readyz").status()).isEqualTo(503);
             assertThat(agent.log()).as("it never says it is watching").doesNotContain("Watching /etc/cni/net.d (and");
 
             // A primary's rename drops our entry: no event tells, the rescan on the timer does.
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
-            AgentProcess.await(Duration.ofSeconds(15), () -> Files2.patched(file), () -> "the rename was never repaired:\n" + agent.log());
+            Await.until(Duration.ofSeconds(15), () -> PluginList.patched(file), () -> "the rename was never repaired:\n" + agent.log());
 
             // The limit lifted: the watches come back on the next try, and readiness with them.
             Process lift = new ProcessBuilder("nsenter", "--target", String.valueOf(agent.pid()), "--user", "sh", "-c",
                     "echo 100000 > /proc/sys/user/max_inotify_watches").inheritIO().start();
             assertThat(lift.waitFor()).isZero();
             agent.awaitLog("Every watch is in place again", Duration.ofSeconds(40));
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, () -> "/readyz: " + agent.get("/readyz"));
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, () -> "/readyz: " + agent.get("/readyz"));
             // Watched again: the next rename is an event.
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             awaitPatched(agent, file);
@@ -66,19 +68,19 @@ class FaultWatchLimitTest
         try (AgentProcess agent = AgentProcess.launch(node, limited, List.of())) {
             agent.awaitLog("cannot watch anything: no inotify instance", Duration.ofSeconds(20));
             awaitPatched(agent, file);
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("cannot watch anything: no inotify instance"),
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body().contains("cannot watch anything: no inotify instance"),
                     () -> "/readyz: " + agent.get("/readyz") + "\n" + agent.log());
             assertThat(agent.get("/readyz").status()).isEqualTo(503);
 
             // The primary drops our entry: no event could tell, the next look repairs it.
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
-            AgentProcess.await(Duration.ofSeconds(15), () -> Files2.patched(file), () -> "never repaired:\n" + agent.log());
+            Await.until(Duration.ofSeconds(15), () -> PluginList.patched(file), () -> "never repaired:\n" + agent.log());
 
             Process lift = new ProcessBuilder("nsenter", "--target", String.valueOf(agent.pid()), "--user", "sh", "-c",
                     "echo 128 > /proc/sys/user/max_inotify_instances").inheritIO().start();
             assertThat(lift.waitFor()).isZero();
             agent.awaitLog("An inotify instance could be had again", Duration.ofSeconds(20));
-            AgentProcess.await(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, () -> "/readyz: " + agent.get("/readyz"));
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, () -> "/readyz: " + agent.get("/readyz"));
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             awaitPatched(agent, file);
             assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();

@@ -1,13 +1,13 @@
 package io.cnichain.distribution.agent;
 
-import io.cnichain.core.json.CniJson;
+import io.cnichain.testkit.Await;
+import io.cnichain.testkit.PluginList;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /** Checks on what the agent made of a file. */
@@ -25,19 +25,6 @@ final class Files2
         }
     }
 
-    /** The plugin types of a list, or empty when it does not parse (yet). */
-    static List<String> plugins(Path file)
-    {
-        List<String> types = new ArrayList<>();
-        try {
-            CniJson.parse(read(file).getBytes(StandardCharsets.UTF_8)).get("plugins").forEach(p -> types.add(p.get("type").asText()));
-        }
-        catch (RuntimeException e) {
-            return List.of();
-        }
-        return types;
-    }
-
     /** The plugin types a runtime of this libcni generation runs from these bytes; none when it does not load them. */
     static List<String> pluginsOf(String name, byte[] bytes, io.cnichain.core.discovery.LibcniGeneration generation)
     {
@@ -49,16 +36,9 @@ final class Files2
         }
     }
 
-    static boolean patched(Path file)
-    {
-        List<String> plugins = plugins(file);
-        return !plugins.isEmpty() && plugins.get(plugins.size() - 1).equals("linkerd-cni")
-                && plugins.stream().filter("linkerd-cni"::equals).count() == 1;
-    }
-
     static void awaitPatched(AgentProcess agent, Path file)
     {
-        AgentProcess.await(Duration.ofSeconds(10), () -> patched(file),
+        Await.until(Duration.ofSeconds(10), () -> PluginList.patched(file),
                 () -> file + " was not patched; it holds " + read(file) + "\nagent log:\n" + agent.log());
     }
 

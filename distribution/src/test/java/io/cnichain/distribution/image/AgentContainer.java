@@ -1,5 +1,6 @@
 package io.cnichain.distribution.image;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.distribution.runtime.Commands;
 import io.cnichain.distribution.runtime.RuntimeNode;
 import io.cnichain.testkit.KubeletVolume;
@@ -139,16 +140,15 @@ final class AgentContainer
             throws InterruptedException
     {
         long started = System.nanoTime();
-        long deadline = started + timeout.toNanos();
-        while (get("/readyz") != 200) {
+        Await.until(timeout, () -> {
+            if (get("/readyz") == 200) {
+                return true;
+            }
             if (!running()) {
                 throw new AssertionError("the agent's container stopped:\n" + logs());
             }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not ready within " + timeout.toSeconds() + " s:\n" + logs());
-            }
-            Thread.sleep(50);
-        }
+            return false;
+        }, () -> "not ready:\n" + logs());
         return Duration.ofNanos(System.nanoTime() - started);
     }
 
@@ -201,18 +201,8 @@ final class AgentContainer
     String awaitLogLine(Duration timeout, String... texts)
             throws InterruptedException
     {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            for (String line : logs().lines().toList()) {
-                if (java.util.Arrays.stream(texts).allMatch(line::contains)) {
-                    return line;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no log line with " + java.util.Arrays.toString(texts) + " within " + timeout.toSeconds() + " s:\n" + logs());
-            }
-            Thread.sleep(50);
-        }
+        return Await.value(timeout, () -> logs().lines().filter(line -> java.util.Arrays.stream(texts).allMatch(line::contains)).findFirst(),
+                () -> "no log line with " + java.util.Arrays.toString(texts) + ":\n" + logs());
     }
 
     /** Waits for the container to exit. */

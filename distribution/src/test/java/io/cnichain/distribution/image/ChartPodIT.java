@@ -217,14 +217,7 @@ class ChartPodIT
     private void awaitReady(String name, int port, Duration timeout)
             throws InterruptedException
     {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (status(port) != 200) {
-            if (System.nanoTime() > deadline) {
-                Commands.Result logs = node.podman().podman("logs", name);
-                throw new AssertionError("the chart's pod is not ready within " + timeout.toSeconds() + " s:\n" + logs.out() + logs.err());
-            }
-            Thread.sleep(50);
-        }
+        Await.until(timeout, () -> status(port) == 200, () -> "the chart's pod is not ready:\n" + logs(name));
     }
 
     private String awaitLog(String name, Duration timeout, String text)

@@ -1,5 +1,7 @@
 package io.cnichain.distribution.image;
 
+import io.cnichain.testkit.PluginList;
+import io.cnichain.testkit.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.agent.shutdown.StandInCluster;
@@ -202,11 +204,8 @@ class ImageIT
             long pid = agent.pid();
             MemorySampler memory = MemorySampler.start(pid);
             agent.awaitReady(Duration.ofSeconds(60));
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (cluster.server().node().path("spec").path("taints").size() > 0) {
-                assertThat(System.nanoTime()).as("the taint was not removed:\n" + agent.logs()).isLessThan(deadline);
-                Thread.sleep(20);
-            }
+            Await.until(Duration.ofSeconds(60), () -> cluster.server().node().path("spec").path("taints").isEmpty(),
+                    () -> "the taint was not removed:\n" + agent.logs());
             Thread.sleep(500);
             long afterTaint = kilobytes(status(Path.of("/proc", Long.toString(pid)), "VmRSS"));
             agent.stop(30);
@@ -233,24 +232,8 @@ class ImageIT
     }
 
     private static void awaitPatched(AgentContainer agent, Path file)
-            throws InterruptedException
     {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
-            try {
-                List<String> types = RuntimeNode.pluginTypes(RuntimeNode.json(file));
-                if (types.get(types.size() - 1).equals(RuntimeNode.PLUGIN)) {
-                    return;
-                }
-            }
-            catch (RuntimeException notYet) {
-                // being replaced
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(file + " not patched again within 20 s:\n" + agent.logs());
-            }
-            Thread.sleep(10);
-        }
+        Await.until(Duration.ofSeconds(20), () -> PluginList.patched(file), () -> file + " not patched again:\n" + agent.logs());
     }
 
     private static String status(Path proc, String field)

@@ -1,5 +1,6 @@
 package io.cnichain.distribution.runtime;
 
+import io.cnichain.testkit.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -85,19 +86,12 @@ public final class Containerd
 
     private void awaitUp()
     {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
+        Await.until(Duration.ofSeconds(20), () -> {
             if (!daemon.isAlive()) {
                 throw new AssertionError("containerd exited with " + daemon.exitValue() + ":\n" + log());
             }
-            if (ctr("version").code() == 0) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("containerd did not answer within 20 s:\n" + log());
-            }
-            sleep(100);
-        }
+            return ctr("version").code() == 0;
+        }, () -> "containerd did not answer:\n" + log());
     }
 
     /**

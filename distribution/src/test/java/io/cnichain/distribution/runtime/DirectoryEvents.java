@@ -1,5 +1,7 @@
 package io.cnichain.distribution.runtime;
 
+import io.cnichain.testkit.Await;
+import java.time.Duration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -74,25 +76,20 @@ final class DirectoryEvents
 
     private void await(Check check, String what)
     {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        try {
-            while (!check.holds()) {
+        Await.until(Duration.ofSeconds(10), () -> {
+            try {
+                if (check.holds()) {
+                    return true;
+                }
                 if (!process.isAlive()) {
                     throw new AssertionError("inotifywait ended: " + Files.readString(err));
                 }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("timed out waiting for " + what);
-                }
-                Thread.sleep(10);
+                return false;
             }
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+            catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, () -> "waiting for " + what);
     }
 
     @Override

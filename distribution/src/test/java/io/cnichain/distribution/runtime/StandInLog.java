@@ -1,8 +1,10 @@
 package io.cnichain.distribution.runtime;
 
+import io.cnichain.testkit.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
 
+import java.time.Duration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static java.util.Objects.requireNonNull;
@@ -55,19 +56,8 @@ public final class StandInLog
      */
     public List<Call> awaitCalls(int count)
     {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        List<Call> calls = calls();
-        while (calls.size() < count && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            calls = calls();
-        }
-        return calls;
+        Await.within(Duration.ofSeconds(10), () -> calls().size() >= count);
+        return calls();
     }
 
     /**
