@@ -1,15 +1,18 @@
 package io.cnichain.cli;
 
 import io.cnichain.core.adapters.AdapterRegistry;
+import io.cnichain.cli.logging.ConsoleLogging;
 import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.config.ConfigLoader;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.plugins.AgentAdapters;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.ParentCommand;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /** Shared plumbing of the commands that work on a node: options, configuration, adapters, engine. */
@@ -19,17 +22,25 @@ abstract class AgentCommand
     @ParentCommand
     CniChainCli parent;
 
-    @Mixin
-    CommonOptions options;
+    /** Its options: the flags of the settings table it takes ({@link Flags}), added to it when the command line is built. */
+    @Spec
+    CommandSpec spec;
+
+    /** The flags, when they were read without picocli ({@link Flags#run}). */
+    Optional<Flags.Given> given = Optional.empty();
 
     CliContext context()
     {
         return parent.context;
     }
 
+    /** Loads the configuration (flags &gt; environment &gt; YAML file &gt; defaults) and applies its logging settings. */
     AgentConfig loadConfig()
     {
-        return options.load(context(), Map.of());
+        Flags.Given flags = given.orElseGet(() -> Flags.given(spec.commandLine().getParseResult()));
+        AgentConfig loaded = ConfigLoader.load(flags.config(), context().env(), flags.settings());
+        ConsoleLogging.configure(loaded.log().level(), loaded.log().format());
+        return loaded;
     }
 
     /**

@@ -121,31 +121,37 @@ public final class CniChainCli
     public static int execute(String[] args, CliContext context)
     {
         FileSystemCalls.prepareInBackground();
-        Optional<RunCommand> run = RunFastPath.parse(args, context);
+        openClassPathEarly();
+        Optional<Flags.Given> run = Flags.run(args);
         if (run.isPresent()) {
-            openClassPathEarly();
+            RunCommand command = new RunCommand();
+            command.parent = new CniChainCli(context);
+            command.given = run;
             try {
-                Integer code = run.get().call();
-                return code == null ? 0 : code;
+                return command.call();
             }
             catch (Exception e) {
-                return failure(e, run.get().options.stacktrace, context);
+                return failure(e, run.get().stacktrace(), context);
             }
         }
-        CommandLine commandLine = commandLine(context);
-        return commandLine.execute(args);
+        return commandLine(context).execute(args);
     }
 
     static CommandLine commandLine(CliContext context)
     {
         CommandLine commandLine = new CommandLine(new CniChainCli(context));
+        commandLine.getSubcommands().forEach((name, command) -> {
+            if (command.getCommand() instanceof AgentCommand) {
+                Flags.addTo(command.getCommandSpec(), command.getCommand() instanceof RunCommand);
+            }
+        });
         commandLine.setOut(new PrintWriter(context.out(), true));
         commandLine.setErr(new PrintWriter(context.err(), true));
         commandLine.setExecutionExceptionHandler((exception, cmd, parseResult) -> {
             boolean stacktrace = parseResult.subcommands().stream()
                     .flatMap(p -> p.matchedOptions().stream())
-                    .anyMatch(o -> o.longestName().equals("--stacktrace"))
-                    || parseResult.matchedOptions().stream().anyMatch(o -> o.longestName().equals("--stacktrace"));
+                    .anyMatch(o -> o.longestName().equals(Flags.STACKTRACE))
+                    || parseResult.matchedOptions().stream().anyMatch(o -> o.longestName().equals(Flags.STACKTRACE));
             return failure(exception, stacktrace, context);
         });
         return commandLine;

@@ -3,10 +3,7 @@ package io.cnichain.cli;
 import io.cnichain.agent.loop.Agent;
 import io.cnichain.core.config.AgentConfig;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 @Command(
         name = "run",
@@ -26,39 +23,12 @@ import java.util.Map;
 final class RunCommand
         extends AgentCommand
 {
-    @Option(names = "--health-port", paramLabel = "PORT", description = "Port of /healthz, /readyz and /metrics; 0 disables (YAML healthPort, default 9470).")
-    Integer healthPort;
-
-    @Option(names = "--health-address", paramLabel = "IP", description = "Address the health port listens on (YAML healthAddress, default 127.0.0.1: loopback, as the probes' host: 127.0.0.1).")
-    String healthAddress;
-
-    @Option(names = "--metrics-address", paramLabel = "IP:PORT", description = "A listener of its own for /metrics alone, for a scraper elsewhere (YAML metricsAddress, default none).")
-    String metricsAddress;
-
-    @Option(names = "--no-cleanup", description = "Never remove the configuration, kubeconfig and binaries on shutdown; `cni-chain uninstall` does (YAML cleanupOnShutdown: never; default auto).")
-    boolean noCleanup;
-
-    @Option(names = "--shutdown-timeout", paramLabel = "SECONDS", description = "Bound on cleanup at shutdown (YAML shutdownTimeoutSeconds, default 20).")
-    Integer shutdownTimeout;
-
     @Override
     public Integer call()
             throws Exception
     {
-        AgentConfig config = options.load(context(), runFlags());
+        AgentConfig config = loadConfig();
         requireApiServerForKubeconfig(config);
         return new Agent(engine(config)).run();
-    }
-
-    /** The run flags given, by name, for the configuration loader. */
-    Map<String, String> runFlags()
-    {
-        Map<String, String> flags = new LinkedHashMap<>();
-        CommonOptions.put(flags, "--health-port", healthPort);
-        CommonOptions.put(flags, "--health-address", healthAddress);
-        CommonOptions.put(flags, "--metrics-address", metricsAddress);
-        CommonOptions.put(flags, "--no-cleanup", noCleanup ? true : null);
-        CommonOptions.put(flags, "--shutdown-timeout", shutdownTimeout);
-        return flags;
     }
 }

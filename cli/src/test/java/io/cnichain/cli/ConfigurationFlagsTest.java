@@ -11,7 +11,6 @@ import picocli.CommandLine.Model.OptionSpec;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -157,12 +156,7 @@ class ConfigurationFlagsTest
     private static Map<String, String> flagsPassed(List<String> args)
     {
         CommandLine.ParseResult parsed = commandLine().parseArgs(args.toArray(String[]::new));
-        Object command = parsed.subcommand().commandSpec().userObject();
-        Map<String, String> flags = new LinkedHashMap<>(((AgentCommand) command).options.flags());
-        if (command instanceof RunCommand run) {
-            flags.putAll(run.runFlags());
-        }
-        return flags;
+        return Flags.given(parsed.subcommand()).settings();
     }
 
     private static CommandLine commandLine()

@@ -81,21 +81,28 @@ public final class Setting<T>
     }
 
     /** This setting, also given by a flag of every command that works on a node. */
-    Setting<T> commonFlag(String name)
+    /** @param label what the value is, in {@code --help} ({@code DIR}) */
+    Setting<T> commonFlag(String name, String label)
     {
-        return withFlag(new Flag(name, FlagScope.COMMON, false));
+        return withFlag(new Flag(name, label, FlagScope.COMMON, false, false));
+    }
+
+    /** A flag that may be given more than once, and takes comma-separated values: they add up. */
+    Setting<T> commonListFlag(String name, String label)
+    {
+        return withFlag(new Flag(name, label, FlagScope.COMMON, false, true));
     }
 
     /** This setting, also given by a flag of {@code run}. */
-    Setting<T> runFlag(String name)
+    Setting<T> runFlag(String name, String label)
     {
-        return withFlag(new Flag(name, FlagScope.RUN, false));
+        return withFlag(new Flag(name, label, FlagScope.RUN, false, false));
     }
 
     /** This true/false setting, set to false by a flag of {@code run} that takes no value. */
     Setting<T> negatingRunFlag(String name)
     {
-        return withFlag(new Flag(name, FlagScope.RUN, true));
+        return withFlag(new Flag(name, "", FlagScope.RUN, true, false));
     }
 
     private Setting<T> withFlag(Flag flag)
@@ -176,6 +183,12 @@ public final class Setting<T>
         return type.parse(text, given.name());
     }
 
+    /** @return for a negating flag, the value it gives the setting, as the YAML file would write it */
+    public Optional<String> negatedText()
+    {
+        return flag.filter(Flag::negates).map(given -> type.format(fromFlag("true")));
+    }
+
     @Override
     public String toString()
     {
@@ -183,17 +196,20 @@ public final class Setting<T>
     }
 
     /**
-     * A command-line flag.
+     * A command-line flag: everything the command line needs to declare it ({@code cli}'s {@code Flags}).
      *
      * @param name    {@code --host-root}
+     * @param label   what its value is, in {@code --help} ({@code DIR}); empty for a flag without a value
      * @param scope   which commands take it
      * @param negates whether it takes no value and sets the setting to false ({@code --no-cleanup})
+     * @param repeats whether it may be given more than once, with comma-separated values that add up
      */
-    public record Flag(String name, FlagScope scope, boolean negates)
+    public record Flag(String name, String label, FlagScope scope, boolean negates, boolean repeats)
     {
         public Flag
         {
             requireNonNull(name, "name is null");
+            requireNonNull(label, "label is null");
             requireNonNull(scope, "scope is null");
         }
     }

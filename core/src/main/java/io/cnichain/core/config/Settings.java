@@ -23,20 +23,20 @@ import java.util.stream.Collectors;
 public final class Settings
 {
     public static final Setting<AdapterChoice> ADAPTER = Setting.of("adapter", new AdapterTypes.Choice(), AdapterChoice.auto(),
-            "`auto`, a name, or a list tried in order").commonFlag("--adapter");
+            "`auto`, a name, or a list tried in order").commonListFlag("--adapter", "NAME");
     public static final Setting<Path> HOST_ROOT = Setting.of("hostRoot", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_HOST_ROOT,
-            "where the host's `/` is mounted").env("CONTAINER_MOUNT_PREFIX").commonFlag("--host-root");
+            "where the host's `/` is mounted").env("CONTAINER_MOUNT_PREFIX").commonFlag("--host-root", "DIR");
     public static final Setting<Path> CONF_DIR = Setting.of("confDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_CONF_DIR,
             "host path of the CNI configuration directory; when it is reached through a link (k3s-style), the agent works in the "
-                    + "directory the link leads to, under the host root").env("DEST_CNI_NET_DIR").commonFlag("--conf-dir");
+                    + "directory the link leads to, under the host root").env("DEST_CNI_NET_DIR").commonFlag("--conf-dir", "DIR");
     public static final Setting<Path> BIN_DIR = Setting.of("binDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_BIN_DIR,
-            "host path of the CNI binary directory").env("DEST_CNI_BIN_DIR").commonFlag("--bin-dir");
+            "host path of the CNI binary directory").env("DEST_CNI_BIN_DIR").commonFlag("--bin-dir", "DIR");
     public static final Setting<Path> SOURCE_BIN_DIR = Setting.of("sourceBinDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_SOURCE_BIN_DIR,
             "container path of the binaries to install (every regular file)").env("CONTAINER_CNI_BIN_DIR");
     public static final Setting<Path> PLUGINS_DIR = Setting.of("pluginsDir", new SettingType.AbsolutePath(), ConfigLoader.DEFAULT_PLUGINS_DIR,
-            "third-party adapter jars; refused unless writable by root only ([`adapters/README.md`](../adapters/README.md))").commonFlag("--plugins-dir");
+            "third-party adapter jars; refused unless writable by root only ([`adapters/README.md`](../adapters/README.md))").commonFlag("--plugins-dir", "DIR");
     public static final Setting<Path> SERVICE_ACCOUNT_DIR = Setting.of("serviceAccountDir", new SettingType.AbsolutePath(),
-            ConfigLoader.DEFAULT_SERVICE_ACCOUNT_DIR, "token and CA for the kubeconfig").commonFlag("--service-account-dir");
+            ConfigLoader.DEFAULT_SERVICE_ACCOUNT_DIR, "token and CA for the kubeconfig").commonFlag("--service-account-dir", "DIR");
     public static final Setting<List<Path>> ALLOWED_ROOTS = Setting.withoutDefault("allowedRoots", new SettingType.PathList(),
             "parent of `confDir` (and of the directory a linked `confDir` leads to)",
             "host directories links may resolve into; others are reported, never written");
@@ -70,24 +70,24 @@ public final class Settings
             "who provides an adapter name given twice (plugin vs built-in, or two plugins): `built-in` or a `Plugin-Id`; without it such "
                     + "a clash is an error (exit 2) naming both");
     public static final Setting<String> LOG_LEVEL = Setting.of("logLevel", new SettingType.OneOf(Set.of("trace", "debug", "info", "warn", "error")),
-            "info", "`trace`, `debug`, `info`, `warn`, `error`").commonFlag("--log-level");
+            "info", "`trace`, `debug`, `info`, `warn`, `error`").commonFlag("--log-level", "LEVEL");
     public static final Setting<String> LOG_FORMAT = Setting.of("logFormat", new SettingType.OneOf(Set.of("text", "json")), "text",
-            "`text` or `json`").commonFlag("--log-format");
+            "`text` or `json`").commonFlag("--log-format", "FORMAT");
     public static final Setting<Long> HEALTH_PORT = Setting.of("healthPort", new SettingType.WholeNumber(0, 65535),
-            (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port");
+            (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port", "PORT");
     public static final Setting<String> HEALTH_ADDRESS = Setting.of("healthAddress", new SettingType.IpAddress(), ConfigLoader.DEFAULT_HEALTH_ADDRESS,
             "the address the health port listens on: loopback by default (the probes say `host: 127.0.0.1`), so that no pod can reach, "
-                    + "stall or read it; `0.0.0.0` or the node's address to open all three to others").runFlag("--health-address");
+                    + "stall or read it; `0.0.0.0` or the node's address to open all three to others").runFlag("--health-address", "IP");
     public static final Setting<String> METRICS_ADDRESS = Setting.of("metricsAddress", new SettingType.ListenAddress(), "",
             "an address and port (`10.0.0.7:9471`, `[::]:9471`) where a listener of its own serves `/metrics` alone, for a scraper "
-                    + "elsewhere; empty: `/metrics` only on the health listener").runFlag("--metrics-address");
+                    + "elsewhere; empty: `/metrics` only on the health listener").runFlag("--metrics-address", "IP:PORT");
     public static final Setting<CleanupMode> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.CleanupModes(), CleanupMode.AUTO,
             "what `run` does with what it installed when it stops: `auto` keeps it while the agent's DaemonSet exists and still places a pod "
                     + "on this node (a rolling update, a restart, a node shutdown) and removes it otherwise, asking the API server; outside a "
                     + "cluster (no `POD_NAME`, `POD_NAMESPACE`, `NODE_NAME` or `KUBERNETES_SERVICE_HOST`) it removes it; `always` removes it; "
                     + "`never` keeps it (`true`/`false` still mean `always`/`never`)").negatingRunFlag("--no-cleanup");
     public static final Setting<Duration> SHUTDOWN_TIMEOUT = Setting.of("shutdownTimeoutSeconds", new SettingType.Seconds(1, 3600),
-            ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout");
+            ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout", "SECONDS");
     public static final Setting<Duration> PERIODIC_CHECK = Setting.of("periodicCheckSeconds", new SettingType.Seconds(0, 86400),
             ConfigLoader.DEFAULT_PERIODIC_CHECK, "how often `run` checks, without any event, that every directory it wants is watched and "
                     + "that the runtime's file is as the last pass left it; a difference is a missed event: a warning, "
