@@ -17,6 +17,7 @@ import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Random;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
@@ -120,11 +121,21 @@ class FaultKillStormTest
         }
     }
 
-    /** Returns as soon as the agent creates a temp file in the conf dir or the bin dir. */
+    /**
+     * Returns as soon as the agent creates a temp file in the conf dir or the bin dir: the watch is waited on, so that
+     * the kill that follows lands while the write is in progress, not a pause later.
+     */
     private static void awaitOurTempFile(WatchService watcher, AgentProcess agent)
     {
         Await.until(Duration.ofSeconds(30), () -> {
-            WatchKey key = watcher.poll();
+            WatchKey key;
+            try {
+                key = watcher.poll(100, TimeUnit.MILLISECONDS);
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
             if (key == null) {
                 return false;
             }
