@@ -14,8 +14,11 @@ import static java.util.Objects.requireNonNull;
  * @param initialBackoff the first back-off; every further quick revert doubles it
  * @param maxBackoff     the longest back-off
  * @param stable         how long the file must keep our entry for the fight to end
+ * @param quiet          how long the other writer must leave the file alone to count as gone: one write then, whatever
+ *                       the back-off (a writer still there undoes it at once, and the back-off steps as it would)
  */
-public record FightPolicy(Duration quickRevert, int threshold, Duration window, Duration initialBackoff, Duration maxBackoff, Duration stable)
+public record FightPolicy(Duration quickRevert, int threshold, Duration window, Duration initialBackoff, Duration maxBackoff, Duration stable,
+                          Duration quiet)
 {
     public FightPolicy
     {
@@ -24,6 +27,7 @@ public record FightPolicy(Duration quickRevert, int threshold, Duration window, 
         positive(initialBackoff, "initialBackoff");
         positive(maxBackoff, "maxBackoff");
         positive(stable, "stable");
+        positive(quiet, "quiet");
         if (threshold < 1) {
             throw new IllegalArgumentException("threshold must be at least 1: " + threshold);
         }
@@ -33,11 +37,13 @@ public record FightPolicy(Duration quickRevert, int threshold, Duration window, 
     }
 
     /**
-     * @return a revert within 250 ms, five times within 30 s; back-off 1 s doubling up to 60 s; over after 10 s of peace
+     * @return a revert within 250 ms, five times within 30 s; back-off 1 s doubling up to 60 s; over after 10 s of peace;
+     *         the other writer gone after 1 s without a change
      */
     public static FightPolicy defaults()
     {
-        return new FightPolicy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10));
+        return new FightPolicy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10),
+                Duration.ofSeconds(1));
     }
 
     static void positive(Duration duration, String name)

@@ -59,8 +59,13 @@ final class TargetPatcher
         long now = System.nanoTime();
         Optional<Long> blocked = fights.blockedUntil(file, now);
         if (blocked.isPresent()) {
-            timers.schedule(blocked.get(), Timers.Kind.BACKOFF_OVER, Optional.empty());
-            return Optional.of(fightReason(file, selection));
+            Optional<Long> quietAt = writerQuietAt(file);
+            if (quietAt.isEmpty() || quietAt.get() - now > 0) {
+                long wake = quietAt.filter(at -> at - blocked.get() < 0).orElse(blocked.get());
+                timers.schedule(wake, Timers.Kind.BACKOFF_OVER, Optional.empty());
+                return Optional.of(fightReason(file, selection));
+            }
+            log.info("{} has been left alone for {} s; writing our entry again before the back-off ends", file, seconds(fights.policy().quiet()));
         }
         Optional<WriteLedger.Entry> before = ledger.last(file);
         Optional<Long> undone = ledger.overwrittenSince(file);
@@ -160,6 +165,24 @@ final class TargetPatcher
     }
 
     /** Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). */
+    /**
+     * A back-off outlasts a writer that rewrites the file on its own: when it stops, the file would wait up to a minute
+     * for our entry. Such a writer goes on changing the file after it undid our write; once it has left the file alone
+     * for {@link FightPolicy#quiet()}, it is gone (or resting), and our entry goes back now. A writer that only undoes
+     * our entry (Cilium's exclusive mode) changes nothing while we wait: its back-off stands, and it is not probed.
+     *
+     * @return when the writer that kept rewriting the file counts as gone, if one did
+     */
+    private Optional<Long> writerQuietAt(Path file)
+    {
+        Optional<Long> undone = ledger.overwrittenSince(file);
+        Optional<Long> last = ledger.lastOverwritten(file);
+        if (undone.isEmpty() || last.isEmpty() || last.get() - undone.get() <= fights.policy().quickRevert().toNanos()) {
+            return Optional.empty();
+        }
+        return Optional.of(last.get() + fights.policy().quiet().toNanos());
+    }
+
     static String seconds(Duration duration)
     {
         return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString();

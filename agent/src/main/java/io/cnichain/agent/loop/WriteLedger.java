@@ -24,6 +24,7 @@ final class WriteLedger
     private final BoundedFileReader reader;
     private final Map<Path, Entry> entries = new HashMap<>();
     private final Map<Path, Long> overwritten = new HashMap<>();
+    private final Map<Path, Long> lastOverwritten = new HashMap<>();
 
     WriteLedger(HostPaths host, BoundedFileReader reader)
     {
@@ -35,6 +36,7 @@ final class WriteLedger
     {
         entries.put(written.hostPath(), new Entry(written, nanos));
         overwritten.remove(written.hostPath());
+        lastOverwritten.remove(written.hostPath());
     }
 
     Optional<Entry> last(Path hostPath)
@@ -73,13 +75,21 @@ final class WriteLedger
     {
         if (entries.containsKey(hostPath)) {
             overwritten.putIfAbsent(hostPath, nanos);
+            lastOverwritten.put(hostPath, nanos);
         }
+    }
+
+    /** @return when another writer was last seen changing the file since our last write */
+    Optional<Long> lastOverwritten(Path hostPath)
+    {
+        return Optional.ofNullable(lastOverwritten.get(hostPath));
     }
 
     /** The file still holds our entry after all: no revert to count. */
     void notOverwritten(Path hostPath)
     {
         overwritten.remove(hostPath);
+        lastOverwritten.remove(hostPath);
     }
 
     /** @return when another writer was first seen changing the file since our last write */

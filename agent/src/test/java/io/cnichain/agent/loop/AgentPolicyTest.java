@@ -16,7 +16,7 @@ class AgentPolicyTest
         AgentPolicy policy = AgentPolicy.defaults();
         assertThat(policy.retryDelays()).extracting(Duration::toMillis).containsExactly(20L, 50L, 100L, 200L, 400L, 800L, 1600L, 3200L);
         assertThat(policy.fights()).isEqualTo(new FightPolicy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(1),
-                Duration.ofSeconds(60), Duration.ofSeconds(10)));
+                Duration.ofSeconds(60), Duration.ofSeconds(10), Duration.ofSeconds(1)));
         assertThat(policy.stuckAfter()).isEqualTo(Duration.ofSeconds(30));
     }
 
@@ -27,10 +27,10 @@ class AgentPolicyTest
                 .hasMessageContaining("a retry delay must be positive");
         assertThatThrownBy(() -> new AgentPolicy(List.of(), FightPolicy.defaults(), Duration.ofSeconds(-1)))
                 .hasMessageContaining("stuckAfter must be positive");
-        assertThatThrownBy(() -> new FightPolicy(Duration.ofMillis(250), 0, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10)))
-                .hasMessageContaining("threshold must be at least 1");
-        assertThatThrownBy(() -> new FightPolicy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(10)))
-                .hasMessageContaining("maxBackoff PT1S is shorter than initialBackoff PT2S");
+        assertThatThrownBy(() -> new FightPolicy(Duration.ofMillis(250), 0, Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(10),
+                Duration.ofSeconds(1))).hasMessageContaining("threshold must be at least 1");
+        assertThatThrownBy(() -> new FightPolicy(Duration.ofMillis(250), 5, Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(10),
+                Duration.ofSeconds(1))).hasMessageContaining("maxBackoff PT1S is shorter than initialBackoff PT2S");
     }
 
     @Test

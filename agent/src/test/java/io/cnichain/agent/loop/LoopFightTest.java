@@ -22,7 +22,8 @@ class LoopFightTest
      * 150 ms of peace.
      */
     static final AgentPolicy FIGHTS = new AgentPolicy(RunningLoop.FAST.retryDelays(),
-            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(150), Duration.ofMillis(300), Duration.ofMillis(150)),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(150), Duration.ofMillis(300), Duration.ofMillis(150),
+                    Duration.ofMillis(100)),
             RunningLoop.FAST.stuckAfter());
 
     static final String FIGHT = "another writer keeps undoing our entry in /etc/cni/net.d/05-cilium.conflist; backing off ";

@@ -40,7 +40,8 @@ final class RunningLoop
     /** Retries after 10, 20 and 40 ms; a fight is 3 reverts within 100 ms of our write, backed off 50 ms doubling to 200 ms. */
     static final AgentPolicy FAST = new AgentPolicy(
             List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40)),
-            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMillis(150)),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMillis(150),
+                    Duration.ofMillis(100)),
             Duration.ofMillis(200));
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);

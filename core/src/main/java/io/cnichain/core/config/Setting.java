@@ -80,14 +80,17 @@ public final class Setting<T>
         return new Setting<>(yamlKey, environment, flag, type, defaultValue, markdown, doc);
     }
 
-    /** This setting, also given by a flag of every command that works on a node. */
-    /** @param label what the value is, in {@code --help} ({@code DIR}) */
+    /**
+     * This setting, also given by a flag of every command that works on a node.
+     *
+     * @param label what the value is, in {@code --help} ({@code DIR})
+     */
     Setting<T> commonFlag(String name, String label)
     {
         return withFlag(new Flag(name, label, FlagScope.COMMON, false, false));
     }
 
-    /** A flag that may be given more than once, and takes comma-separated values: they add up. */
+    /** {@link #commonFlag}, for a flag that may be given more than once, with comma-separated values that add up. */
     Setting<T> commonListFlag(String name, String label)
     {
         return withFlag(new Flag(name, label, FlagScope.COMMON, false, true));
