@@ -133,39 +133,31 @@ final class HostProgram
         builder.environment().putAll(Map.of("JAVA_HOME", javaHome.toString(), "CONTAINER_CNI_BIN_DIR", node.image.toString(),
                 "KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443"));
         Process process = builder.start();
-        return new Running()
+        return new HostProcess(process, log, agent ? OptionalInt.of(port) : OptionalInt.empty());
+    }
+
+    /** A program started on this host. */
+    private record HostProcess(Process process, Path log, OptionalInt healthPort)
+            implements Running
+    {
+        @Override
+        public long pid()
         {
-            @Override
-            public long pid()
-            {
-                return process.pid();
-            }
+            return process.pid();
+        }
 
-            @Override
-            public Path log()
-            {
-                return log;
+        @Override
+        public int stop()
+                throws InterruptedException
+        {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor();
+                return -1;
             }
-
-            @Override
-            public OptionalInt healthPort()
-            {
-                return agent ? OptionalInt.of(port) : OptionalInt.empty();
-            }
-
-            @Override
-            public int stop()
-                    throws InterruptedException
-            {
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor();
-                    return -1;
-                }
-                return process.exitValue();
-            }
-        };
+            return process.exitValue();
+        }
     }
 
     static int freePort()

@@ -1,18 +1,16 @@
 package io.cnichain.distribution;
 
 import io.cnichain.testkit.NeedsRoot;
+import io.cnichain.testkit.NeedsRootExtension;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,10 +30,10 @@ class FileAttributesLauncherTest
     {
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
         String original = Files.readString(file);
-        run("setfacl", "-m", "u:nobody:r--", file.toString());
-        run("setfattr", "-n", "trusted.cni-test", "-v", "kept-by-trusted", file.toString());
-        run("setfattr", "-n", "security.cni-test", "-v", "kept-by-security", file.toString());
-        run("setfattr", "-n", "user.owner-note", "-v", "kept-by-user", file.toString());
+        NeedsRootExtension.run("setfacl", "-m", "u:nobody:r--", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "trusted.cni-test", "-v", "kept-by-trusted", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "security.cni-test", "-v", "kept-by-security", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "user.owner-note", "-v", "kept-by-user", file.toString());
         String attributes = attributes(file);
         assertThat(attributes).contains("system.posix_acl_access", "trusted.cni-test", "security.cni-test", "user.owner-note");
 
@@ -49,7 +47,7 @@ class FileAttributesLauncherTest
         assertThat(uninstall.code()).as(uninstall.toString()).isZero();
         assertThat(Files.readString(file)).isEqualTo(original);
         assertThat(attributes(file)).isEqualTo(attributes);
-        assertThat(run("getfacl", "-c", "-p", file.toString())).contains("user:nobody:r--");
+        assertThat(NeedsRootExtension.run("getfacl", "-c", "-p", file.toString())).contains("user:nobody:r--");
     }
 
     /** Without CAP_SETFCAP no process may set a file capability: the patch goes on, and says what it could not keep. */
@@ -58,8 +56,8 @@ class FileAttributesLauncherTest
             throws Exception
     {
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
-        run("setcap", "cap_net_raw+ep", file.toString());
-        run("setfattr", "-n", "user.owner-note", "-v", "kept", file.toString());
+        NeedsRootExtension.run("setcap", "cap_net_raw+ep", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "user.owner-note", "-v", "kept", file.toString());
 
         RealLauncher.Run install = RealLauncher.run(List.of("setpriv", "--bounding-set", "-setfcap", "--inh-caps", "-setfcap", "--"), node, Map.of(), "install");
 
@@ -74,17 +72,7 @@ class FileAttributesLauncherTest
     private static String attributes(Path file)
             throws Exception
     {
-        return run("getfattr", "--absolute-names", "-d", "-m", "-", "-e", "hex", file.toString()).lines()
+        return NeedsRootExtension.run("getfattr", "--absolute-names", "-d", "-m", "-", "-e", "hex", file.toString()).lines()
                 .filter(line -> !line.startsWith("#")).sorted().reduce("", (a, b) -> a + b + "\n");
-    }
-
-    private static String run(String... command)
-            throws IOException, InterruptedException
-    {
-        Process process = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
-        return output;
     }
 }

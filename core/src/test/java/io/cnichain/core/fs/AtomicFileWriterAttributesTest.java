@@ -4,21 +4,19 @@ import io.cnichain.core.fs.AtomicFileWriter.FileMode;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.testkit.NeedsRoot;
+import io.cnichain.testkit.NeedsRootExtension;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,10 +45,10 @@ class AtomicFileWriterAttributesTest
             throws Exception
     {
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
-        run("setfacl", "-m", "u:nobody:r--", file.toString());
-        run("setfattr", "-n", "trusted.cnichain-test", "-v", "trusted-value", file.toString());
-        run("setfattr", "-n", "security.cnichain-test", "-v", "security-value", file.toString());
-        run("setfattr", "-n", "user.owner-note", "-v", "user-value", file.toString());
+        NeedsRootExtension.run("setfacl", "-m", "u:nobody:r--", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "trusted.cnichain-test", "-v", "trusted-value", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "security.cnichain-test", "-v", "security-value", file.toString());
+        NeedsRootExtension.run("setfattr", "-n", "user.owner-note", "-v", "user-value", file.toString());
         String before = attributes(file);
         assertThat(before).contains("system.posix_acl_access", "trusted.cnichain-test=\"trusted-value\"",
                 "security.cnichain-test=\"security-value\"", "user.owner-note=\"user-value\"");
@@ -59,7 +57,7 @@ class AtomicFileWriterAttributesTest
 
         assertThat(file).hasContent("new");
         assertThat(attributes(file)).isEqualTo(before);
-        assertThat(run("getfacl", "-c", "-p", file.toString())).contains("user:nobody:r--");
+        assertThat(NeedsRootExtension.run("getfacl", "-c", "-p", file.toString())).contains("user:nobody:r--");
         assertThat(CapturedLog.lines()).noneMatch(line -> line.startsWith("WARN"));
     }
 
@@ -84,17 +82,7 @@ class AtomicFileWriterAttributesTest
     private static String attributes(Path file)
             throws Exception
     {
-        return run("getfattr", "--absolute-names", "-d", "-m", "-", "-e", "text", file.toString()).lines()
+        return NeedsRootExtension.run("getfattr", "--absolute-names", "-d", "-m", "-", "-e", "text", file.toString()).lines()
                 .filter(line -> !line.startsWith("#")).sorted().reduce("", (a, b) -> a + b + "\n");
-    }
-
-    private static String run(String... command)
-            throws IOException, InterruptedException
-    {
-        Process process = new ProcessBuilder(List.of(command)).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
-        return output;
     }
 }
