@@ -350,7 +350,23 @@ public final class NodeSnapshot
         return Optional.ofNullable(loaded.get(new LoadKey(loadName, target)));
     }
 
-    private record LoadKey(String loadName, Path target) {}
+    private record LoadKey(String loadName, Path target)
+    {
+        // Written out: a record's own equals and hashCode go through method handles, which the agent's C1-only JIT
+        // calls slowly; with thousands of entries they are on the reaction path (the benchmark's link chain with
+        // thousands of entries: docs/performance.md).
+        @Override
+        public boolean equals(Object other)
+        {
+            return other instanceof LoadKey key && loadName.equals(key.loadName) && target.equals(key.target);
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return 31 * loadName.hashCode() + target.hashCode();
+        }
+    }
 
     /**
      * What reading an entry's target gave.

@@ -183,6 +183,20 @@ final class ParseCache
         {
             return Math.max(modifiedNanos, changedNanos);
         }
+
+        // Written out, as NodeSnapshot.LoadKey: compared for every entry of the conf dir on every pass.
+        @Override
+        public boolean equals(Object other)
+        {
+            return other instanceof Identity identity && device == identity.device && inode == identity.inode && size == identity.size
+                    && modifiedNanos == identity.modifiedNanos && changedNanos == identity.changedNanos;
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return Long.hashCode(inode) * 31 + Long.hashCode(modifiedNanos);
+        }
     }
 
     private record Cached(Identity identity, Loaded loaded, boolean racy, boolean trusted) {}

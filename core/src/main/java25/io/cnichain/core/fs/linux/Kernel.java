@@ -143,6 +143,7 @@ final class Kernel
         return sys(state, arch.getdents64, fd, buffer.address(), count, 0, 0);
     }
 
+    /** @param names where the names go; {@link MemorySegment#NULL} asks for the size of the list alone */
     long flistxattr(MemorySegment state, int fd, MemorySegment names)
             throws Throwable
     {

@@ -70,6 +70,11 @@ final class NativeDirectory
         return call((arena, state) -> {
             int source = openFile(arena, state, from);
             try {
+                // Most files have none: asked for the size of the list first, nothing else is opened or allocated then.
+                long listed = kernel.flistxattr(state, source, MemorySegment.NULL);
+                if (listed == 0 || listed < 0 && errno(state) == Kernel.EOPNOTSUPP) {
+                    return new FileSystemCalls.CopiedAttributes(List.of(), List.of());
+                }
                 int target = openFile(arena, state, to);
                 try {
                     return copyAttributes(arena, state, source, target);
