@@ -33,8 +33,8 @@ import java.util.Map;
  * order, numbers exactly as they were).
  * <p>
  * Trees are read and written with Jackson's streaming parser and generator and its tree nodes, not through an
- * {@code ObjectMapper}: building one costs the agent's start-up about 70 ms (its serializer and deserializer
- * factories, and the date formats and locale data they set up), and none of that is needed for trees.
+ * {@code ObjectMapper}: trees need none of what building one sets up (its serializer and deserializer factories,
+ * the date formats and locale data they load).
  */
 public final class CniJson
 {
