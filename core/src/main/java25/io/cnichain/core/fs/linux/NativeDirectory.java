@@ -107,10 +107,9 @@ final class NativeDirectory
         long length = kernel.flistxattr(state, source, names);
         if (length < 0) {
             int error = errno(state);
-            if (error == Kernel.EOPNOTSUPP) {
-                return new FileSystemCalls.CopiedAttributes(List.of(), List.of());
-            }
-            throw failure("flistxattr", path, error);
+            // Not a reason to refuse the write: what could not be kept is said, as for one attribute.
+            return new FileSystemCalls.CopiedAttributes(List.of(), error == Kernel.EOPNOTSUPP ? List.of()
+                    : List.of("its attributes (cannot be listed: " + name(error) + ")"));
         }
         List<String> kept = new ArrayList<>();
         List<String> notKept = new ArrayList<>();
