@@ -51,6 +51,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
       "binDir" .Values.destCNIBinDir
       "sourceBinDir" "/opt/cni/bin"
       "healthPort" $c.healthPort
+      "placement" $c.placement
       "cleanupOnShutdown" $c.cleanupOnShutdown
       "shutdownTimeoutSeconds" $c.shutdownTimeoutSeconds
       "periodicCheckSeconds" $c.periodicCheckSeconds

@@ -5,6 +5,8 @@ import io.cnichain.cli.logging.ConsoleLogging;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ConfigLoader;
 import io.cnichain.core.engine.Engine;
+import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.agent.kube.NodeRuntime;
 import io.cnichain.core.plugins.AgentAdapters;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -52,9 +54,10 @@ abstract class AgentCommand
         return AgentAdapters.load(config);
     }
 
+    /** The engine, with the entry's placement decided (for {@code placement: auto}, from the node's runtime). */
     Engine engine(AgentConfig config)
     {
-        return new Engine(config, registry(config));
+        return new Engine(config, registry(config), new AtomicFileWriter(), NodeRuntime.placement(config));
     }
 
     /**

@@ -33,6 +33,9 @@ final class DetectJson
         }
         root.put("chosen", report.chosen());
         root.put("why", report.why());
+        ObjectNode placement = root.putObject("placement");
+        placement.put("mode", report.placement());
+        placement.put("why", report.placementWhy());
         report.effective().ifPresentOrElse(effective -> {
             ObjectNode node = root.putObject("effective");
             node.put("path", effective.path());
@@ -40,6 +43,7 @@ final class DetectJson
             node.put("target", effective.resolvedFile());
             node.put("network", effective.networkName());
             strings(node.putArray("plugins"), effective.plugins());
+            strings(node.putArray("dropIns"), effective.dropIns());
             node.put("carriesEntry", effective.carriesEntry());
         }, () -> root.putNull("effective"));
         ArrayNode targets = root.putArray("targets");

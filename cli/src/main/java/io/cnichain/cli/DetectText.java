@@ -30,6 +30,8 @@ final class DetectText
             adapter.failure().ifPresent(failure -> out.append("        ! ").append(failure).append('\n'));
         }
         out.append("  chosen: ").append(report.chosen()).append(" (").append(report.why()).append(")\n");
+        out.append('\n').append("Placement\n");
+        out.append("  ").append(report.placement()).append(" (").append(report.placementWhy()).append(")\n");
         out.append('\n').append("Effective configuration (what the runtime loads)\n");
         if (report.effective().isEmpty()) {
             out.append("  none\n");
@@ -42,6 +44,9 @@ final class DetectText
             }
             out.append("    network ").append(effective.networkName()).append('\n');
             out.append("    plugins ").append(String.join(", ", effective.plugins())).append('\n');
+            for (String dropIn : effective.dropIns()) {
+                out.append("    drop-in ").append(dropIn).append('\n');
+            }
             out.append("    ours    ").append(effective.carriesEntry() ? "yes, it carries the chained plugin" : "no, not yet").append('\n');
         }
         out.append('\n').append("Would patch\n");

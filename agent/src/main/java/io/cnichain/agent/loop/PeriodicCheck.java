@@ -155,7 +155,7 @@ final class PeriodicCheck
         }
         if (belief.ready() && effective.isPresent()) {
             Optional<LoadedConfig> config = fresh.load(effective.get()).config();
-            if (config.isPresent() && config.get().count(pluginType) == 0) {
+            if (config.isPresent() && !fresh.runtimePluginTypes(effective.get()).contains(pluginType)) {
                 return Optional.of(new Difference(effective.get().path() + " lacks our entry", List.of(host.toContainer(effective.get().path()))));
             }
         }

@@ -143,6 +143,9 @@ final class ReconcilePass
 
     private void announce(Selection selection, NodeSnapshot snapshot)
     {
+        if (lastAdapter.isEmpty()) {
+            log.info("Placing the entry by {}: {}", installer.placement().placement().yaml(), installer.placement().why());
+        }
         if (!selection.chosen().name().equals(lastAdapter)) {
             log.info("Using adapter {} ({})", selection.chosen().name(), selection.why());
             lastAdapter = selection.chosen().name();

@@ -68,6 +68,16 @@ public final class StandInCluster
                 + "\"labels\":{\"kubernetes.io/os\":\"linux\",\"kubernetes.io/hostname\":\"" + NODE + "\"}},\"spec\":{}}");
     }
 
+    /**
+     * The node as its kubelet reports it once registered: {@code status.nodeInfo.containerRuntimeVersion} is
+     * {@code <runtime>://<version>} from the runtime's CRI {@code Version} answer (kubelet's {@code setters.go},
+     * {@code NodeInfo}); the other nodeInfo fields are left out, the agent reads none.
+     */
+    public void reportRuntime(String containerRuntimeVersion)
+    {
+        server.changeNode(node -> node.putObject("status").putObject("nodeInfo").put("containerRuntimeVersion", containerRuntimeVersion));
+    }
+
     public static ObjectNode daemonSet()
     {
         return json("{\"apiVersion\":\"apps/v1\",\"kind\":\"DaemonSet\",\"metadata\":{\"name\":\"" + DAEMON_SET + "\",\"namespace\":\"" + NAMESPACE

@@ -16,6 +16,7 @@ import static java.util.Objects.requireNonNull;
  * @param paths      where things are on the node
  * @param adapters   which adapter decides, and the adapters' settings
  * @param plugin     the chained plugin's entry
+ * @param placement  where the entry goes: the primary's list, a drop-in file, or decided from the node's runtime
  * @param kubeconfig the plugin's kubeconfig file
  * @param apiServer  how to reach the Kubernetes API (for the kubeconfig)
  * @param run        the long-running agent's options
@@ -28,6 +29,7 @@ public record AgentConfig(
         NodePaths paths,
         AdapterConfig adapters,
         PluginEntry plugin,
+        Placement placement,
         KubeconfigSettings kubeconfig,
         ApiServerSettings apiServer,
         RunSettings run,
@@ -41,6 +43,7 @@ public record AgentConfig(
         requireNonNull(paths, "paths is null");
         requireNonNull(adapters, "adapters is null");
         requireNonNull(plugin, "plugin is null");
+        requireNonNull(placement, "placement is null");
         requireNonNull(kubeconfig, "kubeconfig is null");
         requireNonNull(apiServer, "apiServer is null");
         requireNonNull(run, "run is null");
@@ -55,7 +58,7 @@ public record AgentConfig(
      */
     public AgentConfig withRun(RunSettings run)
     {
-        return new AgentConfig(configFile, paths, adapters, plugin, kubeconfig, apiServer, run, nodeTaint, log, configDigest);
+        return new AgentConfig(configFile, paths, adapters, plugin, placement, kubeconfig, apiServer, run, nodeTaint, log, configDigest);
     }
 
     public HostPaths host()

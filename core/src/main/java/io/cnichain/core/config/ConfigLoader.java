@@ -246,6 +246,7 @@ public final class ConfigLoader
                 new AdapterConfig(choice, values.value(Settings.PLUGINS_DIR), values.value(Settings.ADAPTER_SETTINGS),
                         values.value(Settings.ADAPTER_OVERRIDES)),
                 values.value(Settings.PLUGIN),
+                values.value(Settings.PLACEMENT),
                 new KubeconfigSettings(values.value(Settings.KUBECONFIG_ENABLED), values.value(Settings.KUBECONFIG_FILE_NAME),
                         values.value(Settings.KUBECONFIG_MODE)),
                 new ApiServerSettings(values.value(Settings.SERVICE_ACCOUNT_DIR), values.optional(Settings.KUBECONFIG_CA_FILE),

@@ -24,7 +24,7 @@ sealed interface SettingType<T>
         permits SettingType.AbsolutePath, SettingType.PathList, SettingType.Bool, SettingType.WholeNumber, SettingType.Seconds,
         SettingType.OneOf, SettingType.PortNumber, SettingType.IpAddress, SettingType.ListenAddress, KubeconfigTypes.FileName, KubeconfigTypes.Mode, ApiServerHost,
         AdapterTypes.Choice, AdapterTypes.SettingsByAdapter, AdapterTypes.Overrides, PluginEntryType, NodeTaintTypes.TaintKey,
-        NodeTaintTypes.ObjectName, SettingType.CleanupModes
+        NodeTaintTypes.ObjectName, SettingType.CleanupModes, SettingType.Placements
 {
     /**
      * @param text   the value of an environment variable or a flag
@@ -374,6 +374,27 @@ sealed interface SettingType<T>
 
         @Override
         public String format(CleanupMode value)
+        {
+            return value.yaml();
+        }
+    }
+
+    /** {@code patch}, {@code drop-in} or {@code auto}. */
+    record Placements() implements SettingType<Placement>
+    {
+        @Override
+        public Placement parse(String text, String source)
+        {
+            for (Placement placement : Placement.values()) {
+                if (placement.yaml().equals(text.toLowerCase(Locale.ROOT))) {
+                    return placement;
+                }
+            }
+            throw bad(source, quoted(text) + " is not patch, drop-in or auto");
+        }
+
+        @Override
+        public String format(Placement value)
         {
             return value.yaml();
         }

@@ -46,6 +46,13 @@ public final class Settings
                     "the chained entry; `__KUBECONFIG_FILEPATH__` becomes the kubeconfig's host path; its `type` must be a plain binary name; "
                             + "the file named by `" + PluginEntryType.FILE_VARIABLE + "` wins when it exists")
             .defaultDoc("Linkerd's entry").env(PluginEntryType.FILE_VARIABLE, PluginEntryType.JSON_VARIABLE);
+    public static final Setting<Placement> PLACEMENT = Setting.of("placement", new SettingType.Placements(), Placement.PATCH,
+            "where the entry goes: `patch` appends it to the primary's list (every runtime runs it); `drop-in` writes it to "
+                    + "`<confDir>/<network name>/<type>.conf` and leaves the primary's file as it is (only libcni 1.3 runtimes run it: "
+                    + "containerd 2.1 and later, CRI-O 1.33 and later; a single-plugin network or `loadOnlyInlinedPlugins: true` fails install); "
+                    + "`auto` is `drop-in` where the Node's `containerRuntimeVersion` says such a runtime (needs `NODE_NAME` and RBAC `get` on "
+                    + "nodes) and `patch` otherwise, also for a network that cannot take a drop-in")
+            .env("CNI_CHAIN_PLACEMENT").commonFlag("--placement", "MODE");
     public static final Setting<Boolean> KUBECONFIG_ENABLED = Setting.of("kubeconfig.enabled", new SettingType.Bool(), true,
             "write a kubeconfig for the plugin");
     public static final Setting<String> KUBECONFIG_FILE_NAME = Setting.of("kubeconfig.fileName", new KubeconfigTypes.FileName(),
@@ -107,7 +114,7 @@ public final class Settings
 
     /** The table, in the reference's order. */
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
-            ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
+            ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, PLACEMENT, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
             LOG_FORMAT, HEALTH_PORT, HEALTH_ADDRESS, METRICS_ADDRESS, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
             POD_NAMESPACE);

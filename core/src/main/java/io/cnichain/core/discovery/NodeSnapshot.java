@@ -44,6 +44,8 @@ public final class NodeSnapshot
     // Concurrent: adapters run on the guard's threads, and a call abandoned after its time limit may still be
     // reading through this snapshot while the engine goes on with it.
     private final Map<LoadKey, Loaded> loaded = new ConcurrentHashMap<>();
+    /** What libcni 1.3 appends to each runtime-loadable list, by entry name, read when first asked. */
+    private final Map<String, DropIns.Reading> dropIns = new ConcurrentHashMap<>();
     /** Files the runtime reads but we may not write (outside the allowed roots), by entry path. */
     private final Map<Path, Path> readableOnly;
 
@@ -201,11 +203,48 @@ public final class NodeSnapshot
     public Optional<ConfigEntry> effectiveConfig()
     {
         for (ConfigEntry entry : entries.values()) {
-            if (entry.runtimeLoadable() && parse(entry).isValid()) {
+            if (entry.runtimeLoadable() && parse(entry).isValid() && dropIns(entry).failure().isEmpty()) {
                 return Optional.of(entry);
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * What libcni 1.3 appends to a runtime-loadable list of the conf dir ({@link DropIns}): nothing for anything else.
+     *
+     * @param entry an entry of the conf dir
+     * @return its drop-ins as this snapshot read them
+     */
+    public DropIns.Reading dropIns(ConfigEntry entry)
+    {
+        if (!entry.runtimeLoadable() || !layout.confDir().equals(entry.path().getParent())) {
+            return DropIns.Reading.NONE;
+        }
+        DropIns.Reading known = dropIns.get(entry.name());
+        if (known != null) {
+            return known;
+        }
+        Optional<LoadedConfig> config = load(entry).config();
+        DropIns.Reading read = config.isPresent() ? DropIns.read(layout, reader, entry.name(), config.get()) : DropIns.Reading.NONE;
+        dropIns.putIfAbsent(entry.name(), read);
+        return read;
+    }
+
+    /**
+     * The plugins a libcni 1.3 runtime runs for a runtime-loadable entry, in order: the file's own, then its drop-ins.
+     *
+     * @return their types; empty when the entry does not load
+     */
+    public List<String> runtimePluginTypes(ConfigEntry entry)
+    {
+        Optional<LoadedConfig> config = load(entry).config();
+        if (config.isEmpty()) {
+            return List.of();
+        }
+        List<String> types = new ArrayList<>(config.get().summary().pluginTypes());
+        types.addAll(dropIns(entry).types());
+        return types;
     }
 
     /**
@@ -235,7 +274,7 @@ public final class NodeSnapshot
             return false;
         }
         if (generation == LibcniGeneration.V1_3) {
-            return loaded.result().isValid();
+            return loaded.result().isValid() && dropIns(entry).failure().isEmpty();
         }
         try {
             CniConfigParser.parse(entry.name(), loaded.bytes().get(), generation);
@@ -248,81 +287,24 @@ public final class NodeSnapshot
 
     /**
      * Runtime-loadable entries before the effective configuration (or anywhere, when there is none) that the runtime
-     * may load although we cannot tell what they hold: a regular file too large to read whole, or one that cannot be
-     * read. Such a file may be the runtime's, without our entry.
+     * may load although we cannot tell what they hold ({@link BeforeEffective#unknown}).
      *
      * @return one line per such entry
      */
     public List<String> unknownBeforeEffective()
     {
-        List<String> problems = new ArrayList<>();
-        Optional<ConfigEntry> effective = effectiveConfig();
-        for (ConfigEntry entry : entries.values()) {
-            if (effective.isPresent() && entry.name().equals(effective.get().name())) {
-                break;
-            }
-            if (entry.runtimeLoadable() && unknown(entry)) {
-                problems.add(entry.path() + (effective.isPresent() ? " sorts before the effective configuration" : " is in the conf dir")
-                        + " and cannot be read whole (" + parse(entry).error().orElse("") + "): the runtime may load it, and we cannot tell whether "
-                        + "it carries our entry; make it smaller than maxConfigBytes or readable, or remove it");
-            }
-        }
-        byte[] effectiveName = effective.isPresent() ? effective.get().name().getBytes(java.nio.charset.StandardCharsets.UTF_8) : null;
-        for (FileSystemCalls.EntryName name : unnameable) {
-            String printable = PathNames.printable(name.bytes());
-            // By bytes, as the runtime sorts; a name the fallback saw only decoded may sort anywhere.
-            boolean before = effectiveName == null || !name.exact() || java.util.Arrays.compareUnsigned(name.bytes(), effectiveName) < 0;
-            if (ConfigNames.isRuntimeLoadable(printable) && before) {
-                problems.add(layout.confDir().resolve(printable.replace('/', '?')) + " has a name the agent cannot open (its bytes are not valid "
-                        + PathNames.ENCODING + ")" + (effective.isPresent() ? " and sorts before the effective configuration" : "")
-                        + ": the runtime may load it, and we cannot tell whether it carries our entry; rename it");
-            }
-        }
-        return problems;
-    }
-
-    /** Too large to read whole, or a regular file we could not read: the runtime may still load it. */
-    private boolean unknown(ConfigEntry entry)
-    {
-        ParseResult result = parse(entry);
-        if (!(result instanceof ParseResult.Failed failed)) {
-            return false;
-        }
-        if (failed.reason() == ParseResult.Reason.TOO_LARGE) {
-            return true;
-        }
-        // A link that leads nowhere, a FIFO or a directory is something no runtime loads; a regular file may be.
-        return failed.reason() == ParseResult.Reason.UNREADABLE && entry.resolvedFile().isPresent()
-                && Files.isRegularFile(layout.host().toContainer(entry.resolvedFile().get()), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        return BeforeEffective.unknown(this, unnameable);
     }
 
     /**
-     * Runtime-loadable entries that sort before the effective configuration (or anywhere, when there is none)
-     * and that the runtime cannot load. containerd stops at the first such file; CRI-O skips it. Files the runtime
-     * may load after all are not among them: those we cannot read whole ({@link #unknownBeforeEffective()}) and those
-     * an older libcni loads.
+     * Runtime-loadable entries that sort before the effective configuration (or anywhere, when there is none) and that
+     * the runtime cannot load ({@link BeforeEffective#broken}).
      *
      * @return one line per broken entry
      */
     public List<String> brokenBeforeEffective()
     {
-        List<String> problems = new ArrayList<>();
-        Optional<ConfigEntry> effective = effectiveConfig();
-        for (ConfigEntry entry : entries.values()) {
-            if (effective.isPresent() && entry.name().equals(effective.get().name())) {
-                break;
-            }
-            if (entry.runtimeLoadable() && !unknown(entry) && !loadsUnder(entry, LibcniGeneration.V1_1)) {
-                ParseResult result = parse(entry);
-                if (!result.isValid()) {
-                    String error = result.error().orElseThrow();
-                    String reason = error.startsWith(entry.path() + ": ") ? error.substring(entry.path().toString().length() + 2) : error;
-                    problems.add(entry.path() + (effective.isPresent() ? " sorts before the effective configuration and" : "")
-                            + " cannot be loaded (" + reason + "); containerd fails on it, CRI-O skips it");
-                }
-            }
-        }
-        return problems;
+        return BeforeEffective.broken(this);
     }
 
     @Override

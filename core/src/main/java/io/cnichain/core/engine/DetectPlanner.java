@@ -6,11 +6,13 @@ import io.cnichain.core.adapters.AdapterSelector;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.discovery.CniConfigParser;
+import io.cnichain.core.discovery.DropIns;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.patch.PatchPlan;
+import io.cnichain.core.placement.PlacementDecision;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 
@@ -56,9 +58,10 @@ final class DetectPlanner
         String type = config.plugin().type();
         Optional<DetectReport.Effective> effective = snapshot.effectiveConfig().map(e -> {
             var summary = snapshot.parse(e).config().orElseThrow();
+            List<String> plugins = snapshot.runtimePluginTypes(e);
             return new DetectReport.Effective(e.path().toString(), e.linkChain().stream().map(Path::toString).toList(),
-                    e.resolvedFile().map(Path::toString).orElse("not writable: " + e.problem().orElse("")), summary.networkName(), summary.pluginTypes(),
-                    summary.hasPluginType(type));
+                    e.resolvedFile().map(Path::toString).orElse("not writable: " + e.problem().orElse("")), summary.networkName(), plugins,
+                    snapshot.dropIns(e).plugins().stream().map(p -> p.path().toString()).toList(), plugins.contains(type));
         });
         List<DetectReport.Target> targets = new ArrayList<>();
         for (ConfigTarget target : selection.targets()) {
@@ -85,8 +88,9 @@ final class DetectPlanner
         if (selection.targets().isEmpty() && selection.failure().isEmpty()) {
             notes.add("no primary configuration to patch: install would create nothing");
         }
+        PlacementDecision placement = installer.placement();
         return new DetectReport(config.paths().confDir().toString(), config.paths().binDir().toString(), scores, selection.chosen().name(),
-                selection.why(), effective, targets, List.copyOf(problems), notes);
+                selection.why(), placement.placement().yaml(), placement.why(), effective, targets, List.copyOf(problems), notes);
     }
 
     /** What install would have to put in place before it patches, and what stops it. */
@@ -136,10 +140,22 @@ final class DetectPlanner
             return "wait: not complete yet: " + incomplete.get();
         }
         String type = config.plugin().type();
+        EntryPlacer.Where where = installer.placer().where(target, parsed);
+        if (where.directory().isPresent()) {
+            Path file = where.directory().get().resolve(type + DropIns.EXTENSION);
+            String dropIn = snapshot.dropIns(entry).plugins().stream().anyMatch(p -> p.path().equals(file))
+                    ? "nothing: the drop-in " + file + " is in place" : "write the drop-in " + file;
+            return dropIn + "; " + target.resolvedFile() + " stays as it is" + (parsed.count(type) > 0 ? " once our entry is out of it" : "");
+        }
+        if (where.notThere().isPresent() && !installer.placement().auto()) {
+            return where.notThere().get().startsWith("only libcni 1.1") ? "nothing: " + where.notThere().get()
+                    : "refuse: placement drop-in, but " + where.notThere().get();
+        }
         String loadName = ConfigFileUpdater.loadName(target.path(), target.resolvedFile());
+        String patching = where.notThere().map(why -> " (placement auto: " + why + ")").orElse("");
         PatchPlan plan = ConfigFilePatcher.planInstall(parsed, loadName, target.resolvedFile().getFileName().toString(), installer.entry());
         if (plan instanceof PatchPlan.Unchanged) {
-            return "nothing: already holds the " + type + " entry";
+            return "nothing: already holds the " + type + " entry" + patching;
         }
         if (plan instanceof PatchPlan.Refused refused) {
             return "refuse: " + refused.reason();
@@ -153,6 +169,6 @@ final class DetectPlanner
             case 0 -> "append " + type + " as plugin #" + (parsed.summary().pluginTypes().size() + 1);
             case 1 -> "replace the existing " + type + " entry in place";
             default -> "collapse " + existing + " " + type + " entries into one";
-        };
+        } + patching;
     }
 }

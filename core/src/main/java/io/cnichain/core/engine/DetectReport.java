@@ -11,6 +11,8 @@ import java.util.Optional;
  * @param adapters   every adapter considered
  * @param chosen     the deciding adapter
  * @param why        why it decides
+ * @param placement  where the entry goes: {@code patch} or {@code drop-in}
+ * @param placementWhy why
  * @param effective  the configuration the runtime loads, if any
  * @param targets    the files that would be patched, and how
  * @param problems   broken files sorting first, refused links, adapter failures
@@ -22,6 +24,8 @@ public record DetectReport(
         List<AdapterScore> adapters,
         String chosen,
         String why,
+        String placement,
+        String placementWhy,
         Optional<Effective> effective,
         List<Target> targets,
         List<String> problems,
@@ -50,10 +54,12 @@ public record DetectReport(
      * @param linkChain   the links followed
      * @param resolvedFile the regular file behind it (or why the core may not write it)
      * @param networkName the network's name
-     * @param plugins     the plugin types, in order
-     * @param carriesEntry whether it holds our plugin now
+     * @param plugins     the plugin types the runtime runs, in order: the file's, then its drop-ins (libcni 1.3)
+     * @param dropIns     the drop-in files libcni 1.3 appends, in order
+     * @param carriesEntry whether it runs our plugin now
      */
-    public record Effective(String path, List<String> linkChain, String resolvedFile, String networkName, List<String> plugins, boolean carriesEntry) {}
+    public record Effective(String path, List<String> linkChain, String resolvedFile, String networkName, List<String> plugins, List<String> dropIns,
+                            boolean carriesEntry) {}
 
     /**
      * @param path   the file as the runtime sees it

@@ -13,6 +13,7 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
+import io.cnichain.core.placement.PlacementDecision;
 import io.cnichain.spi.AdapterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +58,15 @@ public final class Engine
      */
     public Engine(AgentConfig config, AdapterRegistry registry, AtomicFileWriter writer)
     {
+        this(config, registry, writer, PlacementDecision.configured(config.placement())
+                .orElseGet(() -> PlacementDecision.runtimeUnknown("this command does not ask the API server")));
+    }
+
+    /**
+     * @param placement where the entry goes, decided before (for {@code auto}, from the node's runtime)
+     */
+    public Engine(AgentConfig config, AdapterRegistry registry, AtomicFileWriter writer, PlacementDecision placement)
+    {
         this.config = requireNonNull(config, "config is null");
         this.registry = requireNonNull(registry, "registry is null");
         requireNonNull(writer, "writer is null");
@@ -69,9 +79,14 @@ public final class Engine
         HostPaths host = config.host();
         BinaryInstaller binaries = new BinaryInstaller(host, config.paths().sourceBinDir(), config.paths().binDir(), writer, config.plugin().type());
         KubeconfigWriter kubeconfig = new KubeconfigWriter(host, config.kubeconfig(), config.apiServer(), config.kubeconfigHostPath(), writer);
-        ConfigFileUpdater updater = new ConfigFileUpdater(host, new BoundedFileReader(config.paths().maxConfigBytes()), writer);
-        this.installer = new Installer(config, writer, binaries, kubeconfig, updater);
-        this.uninstaller = new Uninstaller(config, registry, writer, binaries, kubeconfig, updater);
+        BoundedFileReader reader = new BoundedFileReader(config.paths().maxConfigBytes());
+        ConfigFileUpdater updater = new ConfigFileUpdater(host, reader, writer);
+        DropInFiles dropIns = new DropInFiles(host, config.paths().confDir(), reader, writer, config.plugin().type());
+        Optional<String> ourName = Optional.ofNullable(config.plugin().template().get("name")).map(name -> name.asText());
+        EntryPlacer placer = new EntryPlacer(requireNonNull(placement, "placement is null"), updater, dropIns, config.paths().confDir(),
+                config.plugin().type(), ourName);
+        this.installer = new Installer(config, writer, binaries, kubeconfig, placer);
+        this.uninstaller = new Uninstaller(config, registry, writer, binaries, kubeconfig, updater, dropIns);
         this.planner = new DetectPlanner(config, registry, binaries, kubeconfig, installer);
         checkSettingValues();
     }
@@ -158,6 +173,7 @@ public final class Engine
         NodeSnapshot snapshot = snapshot();
         Selection selection = select(snapshot);
         log.info("Using adapter {} ({})", selection.chosen().name(), selection.why());
+        log.info("Placing the entry by {}: {}", installer.placement().placement().yaml(), installer.placement().why());
         selection.notes().forEach(note -> log.warn("{}", note));
         selection.warnings().forEach(warning -> log.warn("{}", warning));
         snapshot.brokenBeforeEffective().forEach(problem -> log.warn("{}", problem));

@@ -13,6 +13,7 @@ import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.patch.ConfigFilePatcher;
+import io.cnichain.core.placement.PlacementDecision;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,18 +44,29 @@ public final class Installer
     private final AtomicFileWriter writer;
     private final BinaryInstaller binaries;
     private final KubeconfigWriter kubeconfig;
-    private final ConfigFileUpdater updater;
+    private final EntryPlacer placer;
     /** Directories already cleared of our stale temp files by this process. */
     private final Set<Path> swept = ConcurrentHashMap.newKeySet();
 
-    Installer(AgentConfig config, AtomicFileWriter writer, BinaryInstaller binaries, KubeconfigWriter kubeconfig, ConfigFileUpdater updater)
+    Installer(AgentConfig config, AtomicFileWriter writer, BinaryInstaller binaries, KubeconfigWriter kubeconfig, EntryPlacer placer)
     {
         this.config = requireNonNull(config, "config is null");
         this.host = config.host();
         this.writer = requireNonNull(writer, "writer is null");
         this.binaries = requireNonNull(binaries, "binaries is null");
         this.kubeconfig = requireNonNull(kubeconfig, "kubeconfig is null");
-        this.updater = requireNonNull(updater, "updater is null");
+        this.placer = requireNonNull(placer, "placer is null");
+    }
+
+    /** Where the entry goes on this node, and why. */
+    public PlacementDecision placement()
+    {
+        return placer.decision();
+    }
+
+    EntryPlacer placer()
+    {
+        return placer;
     }
 
     /** The entry to install, the kubeconfig's path substituted. */
@@ -215,7 +227,7 @@ public final class Installer
     {
         Path directory = host.toContainer(target.resolvedFile()).getParent();
         sweepOnce(directory);
-        FileOutcome outcome = updater.install(target, entry(), selection, snapshot);
+        FileOutcome outcome = placer.place(target, entry(), selection, snapshot);
         switch (outcome.result()) {
             case FAILED -> {
                 log.warn("Not patching {}: {}", target.path(), outcome.detail());

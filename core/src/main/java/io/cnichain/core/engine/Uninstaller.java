@@ -42,10 +42,12 @@ public final class Uninstaller
     private final BinaryInstaller binaries;
     private final KubeconfigWriter kubeconfig;
     private final ConfigFileUpdater updater;
+    private final DropInFiles dropIns;
 
     Uninstaller(AgentConfig config, AdapterRegistry registry, AtomicFileWriter writer, BinaryInstaller binaries, KubeconfigWriter kubeconfig,
-            ConfigFileUpdater updater)
+            ConfigFileUpdater updater, DropInFiles dropIns)
     {
+        this.dropIns = requireNonNull(dropIns, "dropIns is null");
         this.config = requireNonNull(config, "config is null");
         this.registry = requireNonNull(registry, "registry is null");
         this.layout = config.layout();
@@ -63,6 +65,7 @@ public final class Uninstaller
         writer.removeStaleTemps(layout.containerConfDir());
         List<FileOutcome> outcomes = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        removeDropIns(outcomes, failures);
         for (Map.Entry<Path, Path> file : cleanupCandidates(layout.snapshot()).entrySet()) {
             FileOutcome outcome = updater.uninstall(file.getValue(), file.getKey(), type, ourName);
             outcomes.add(outcome);
@@ -129,6 +132,38 @@ public final class Uninstaller
     }
 
     /**
+     * Our drop-ins, whatever the placement now (an earlier run may have had the other), each with the plugin directory
+     * we made for it; then an event in the conf dir, so that the runtime reloads without them.
+     */
+    private void removeDropIns(List<FileOutcome> outcomes, List<String> failures)
+    {
+        boolean removed = false;
+        for (Path directory : dropIns.directoriesWithOurs()) {
+            try {
+                Optional<Path> file = dropIns.remove(directory);
+                if (file.isPresent()) {
+                    removed = true;
+                    log.info("Removing {} drop-in {}", config.plugin().type(), file.get());
+                    outcomes.add(new FileOutcome(file.get(), FileOutcome.Result.REMOVED, "removed our drop-in " + file.get(), List.of()));
+                }
+            }
+            catch (CniChainException e) {
+                failures.add(e.getMessage());
+                log.error("Failed to remove {} drop-in from {}: {}", config.plugin().type(), directory, e.getMessage());
+                outcomes.add(new FileOutcome(dropIns.file(directory), FileOutcome.Result.FAILED, e.getMessage(), List.of()));
+            }
+        }
+        if (removed) {
+            try {
+                dropIns.notifyRuntime();
+            }
+            catch (CniChainException e) {
+                log.warn("The runtime could not be told that our drop-ins are gone (an event in {}): {}", config.paths().confDir(), e.getMessage());
+            }
+        }
+    }
+
+    /**
      * Every file that may hold our entry, by resolved file (each once), with the path it is seen under: every
      * runtime-loadable entry of the conf dir and every file any adapter calls authoritative.
      */
@@ -167,6 +202,10 @@ public final class Uninstaller
         for (ConfigEntry entry : snapshot.entries()) {
             if (entry.runtimeLoadable() && !entry.resolves() && names(snapshot.parse(entry), type)) {
                 naming.add(entry.path());
+            }
+            // A drop-in that names it (one we could not remove, or anyone's) runs it as surely as a list does.
+            if (entry.runtimeLoadable()) {
+                snapshot.dropIns(entry).plugins().stream().filter(plugin -> plugin.type().equals(type)).forEach(plugin -> naming.add(plugin.path()));
             }
         }
         return List.copyOf(naming);

@@ -305,7 +305,7 @@ public final class AtomicFileWriter
         }
     }
 
-    private static String describe(IOException e)
+    static String describe(IOException e)
     {
         if (e instanceof java.nio.file.AccessDeniedException) {
             return "permission denied";

@@ -109,7 +109,7 @@ class ChartKustomizeAgreementTest
     /** The settings alone: not the file's bytes (its digest), which differ in comments and layout. */
     private static AgentConfig loaded(AgentConfig config)
     {
-        return new AgentConfig(config.configFile(), config.paths(), config.adapters(), config.plugin(), config.kubeconfig(), config.apiServer(),
+        return new AgentConfig(config.configFile(), config.paths(), config.adapters(), config.plugin(), config.placement(), config.kubeconfig(), config.apiServer(),
                 config.run(), config.nodeTaint(), config.log(), java.util.Optional.empty());
     }
 

@@ -273,6 +273,7 @@ class HelmChartTest
         sets.put("cniChain.logFormat", "json");
         sets.put("cniChain.healthPort", 9555);
         sets.put("cniChain.cleanupOnShutdown", "never");
+        sets.put("cniChain.placement", "auto");
         sets.put("cniChain.shutdownTimeoutSeconds", 15);
         sets.put("cniChain.periodicCheckSeconds", 30);
         sets.put("cniChain.kubeconfig.fileName", "ZZZ-mesh-kubeconfig");
@@ -290,6 +291,7 @@ class HelmChartTest
         assertThat(config.run().healthPort()).isEqualTo(9555);
         assertThat(rendered.agent().getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9555));
         assertThat(config.run().cleanupOnShutdown()).isEqualTo(CleanupMode.NEVER);
+        assertThat(config.placement()).isEqualTo(io.cnichain.core.config.Placement.AUTO);
         assertThat(config.run().shutdownTimeout()).isEqualTo(Duration.ofSeconds(15));
         assertThat(config.run().periodicCheck()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.kubeconfig().fileName()).isEqualTo("ZZZ-mesh-kubeconfig");
@@ -372,6 +374,8 @@ class HelmChartTest
                 .as("values.schema.json closes cniChain").hasMessageContaining("nodeTiant");
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.cleanupOnShutdown", "sometimes"))))
                 .hasMessageContaining("cleanupOnShutdown");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.placement", "dropin"))))
+                .hasMessageContaining("placement");
         assertThat(HelmChart.render(Map.of("someFutureLinkerdKey", "x")).daemonSet()).as("a key of another linkerd2-cni version").isNotNull();
     }
 

@@ -35,6 +35,7 @@ public final class Containerd
     private final Process daemon;
     private final String image;
     private final AtomicInteger containers = new AtomicInteger();
+    private String version = "?";
 
     private Containerd(Path dir, Process daemon, String image)
     {
@@ -73,15 +74,22 @@ public final class Containerd
             Path tar = dir.resolve("image.tar");
             sandbox.saveImage(tar);
             containerd.ctr("images", "import", "--no-unpack", tar.toString()).ok();
-            String version = containerd.ctr("version").ok().out().lines().filter(line -> line.strip().startsWith("Version:")).reduce((a, b) -> b)
-                    .orElse("?").strip();
-            Steps.say("containerd (" + version + ", its own root and socket in " + dir + ") imported " + sandbox.image());
+            // The server's version, the last "Version:" line: what its CRI Version call reports, and so the kubelet.
+            containerd.version = containerd.ctr("version").ok().out().lines().filter(line -> line.strip().startsWith("Version:")).reduce((a, b) -> b)
+                    .orElse("?").strip().replaceFirst("^Version:\\s*", "");
+            Steps.say("containerd (" + containerd.version + ", its own root and socket in " + dir + ") imported " + sandbox.image());
         }
         catch (RuntimeException | AssertionError e) {
             containerd.close();
             throw e;
         }
         return containerd;
+    }
+
+    /** The daemon's version, as {@code ctr version} gives it for the server ({@code 1.6.20~ds1}). */
+    public String version()
+    {
+        return version;
     }
 
     private void awaitUp()

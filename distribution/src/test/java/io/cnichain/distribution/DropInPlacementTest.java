@@ -1,0 +1,198 @@
+package io.cnichain.distribution;
+
+import io.cnichain.agent.shutdown.StandInCluster;
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code placement}, through the command line with the built-in adapters: {@code drop-in} writes
+ * {@code <conf dir>/<network>/linkerd-cni.conf} and leaves the primary's bytes alone; uninstall removes it and the
+ * directory it made; switching either way leaves one form; where libcni appends no drop-in, {@code drop-in} fails
+ * naming why and {@code auto} patches. {@code auto} reads the Node from a stand-in API server (none can run here): the
+ * Node object as a kubelet reports it, {@code status.nodeInfo.containerRuntimeVersion}.
+ */
+@ExtendWith(TempNodeExtension.class)
+class DropInPlacementTest
+{
+    static final Path DROP_IN = TestNode.CONF_DIR.resolve("k8s-pod-network/linkerd-cni.conf");
+
+    TestNode node;
+
+    @BeforeEach
+    void setUp(TestNode node)
+    {
+        this.node = node;
+    }
+
+    @Test
+    void aDropInLeavesThePrimarysBytesAndUninstallTakesItAway()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+
+        Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+
+        assertThat(install.code()).as(install.toString()).isZero();
+        assertThat(install.err()).contains("Placing the entry by drop-in: placement: drop-in")
+                .contains("Created CNI drop-in " + DROP_IN + " for network 'k8s-pod-network' of /etc/cni/net.d/10-calico.conflist");
+        assertThat(node.read("10-calico.conflist")).as("byte for byte").isEqualTo(before);
+        assertThat(node.readAt(node.host(DROP_IN))).contains("\"type\": \"linkerd-cni\"").contains("/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig");
+        assertThat(node.host(DROP_IN).resolveSibling(".cni-chain-created")).isRegularFile();
+        assertThat(node.listing()).as("nothing else in the conf dir: the runtime's reload event left no file").doesNotContain(".cni-chain-reload");
+
+        Cli.Result detect = Cli.run(node, "detect", "--placement", "drop-in");
+        assertThat(detect.out()).contains("Placement\n  drop-in (placement: drop-in)")
+                .contains("    plugins calico, portmap, linkerd-cni\n    drop-in " + DROP_IN)
+                .contains("ours    yes")
+                .contains("plan    nothing: the drop-in " + DROP_IN + " is in place; /etc/cni/net.d/10-calico.conflist stays as it is");
+
+        Cli.Result again = Cli.run(node, "install", "--placement", "drop-in");
+        assertThat(again.code()).isZero();
+        assertThat(again.err()).doesNotContain("Created CNI drop-in");
+
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(uninstall.err()).contains("Removing linkerd-cni drop-in " + DROP_IN);
+        assertThat(node.host(DROP_IN).getParent()).as("the directory we made, with it").doesNotExist();
+        assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+        assertThat(node.binDir().resolve("linkerd-cni")).as("nothing names the binary any more").doesNotExist();
+    }
+
+    @Test
+    void uninstallKeepsAPluginDirectoryItDidNotMake()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        node.write("k8s-pod-network/05-bandwidth.conf", "{\"type\":\"bandwidth\"}");
+
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        assertThat(Cli.run(node, "detect", "--placement", "drop-in").out()).contains("plugins calico, portmap, bandwidth, linkerd-cni");
+        assertThat(Cli.run(node, "uninstall").code()).isZero();
+
+        assertThat(node.host(DROP_IN)).doesNotExist();
+        assertThat(node.conf("k8s-pod-network/05-bandwidth.conf")).isRegularFile();
+        assertThat(node.conf("k8s-pod-network/.cni-chain-created")).doesNotExist();
+    }
+
+    @Test
+    void switchingPlacementLeavesOneFormEitherWay()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+        assertThat(Cli.run(node, "install").code()).isZero();
+        String patched = node.read("10-calico.conflist");
+        assertThat(patched).contains("linkerd-cni");
+
+        Cli.Result toDropIn = Cli.run(node, "install", "--placement", "drop-in");
+        assertThat(toDropIn.code()).as(toDropIn.toString()).isZero();
+        assertThat(node.read("10-calico.conflist")).as("our entry out of the list, the primary's bytes as they were").isEqualTo(before);
+        assertThat(node.host(DROP_IN)).isRegularFile();
+
+        Cli.Result toPatch = Cli.run(node, "install", "--placement", "patch");
+        assertThat(toPatch.code()).as(toPatch.toString()).isZero();
+        assertThat(toPatch.err()).contains("Removed CNI drop-in " + DROP_IN + ": placement is placement: patch");
+        assertThat(node.host(DROP_IN).getParent()).doesNotExist();
+        assertThat(node.read("10-calico.conflist")).isEqualTo(patched);
+    }
+
+    @Test
+    void whereLibcniAppendsNoDropInDropInFailsAndSaysWhy()
+    {
+        node.write("05-cilium.conf", TestNode.CILIUM_CONF);
+        String single = node.read("05-cilium.conf");
+
+        Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+
+        assertThat(install.code()).isEqualTo(1);
+        assertThat(install.err()).contains("error: placement drop-in: 05-cilium.conf is a single-plugin configuration, which libcni loads without "
+                + "drop-ins; a drop-in would never run, so none is written and the list is left as it is (set placement: patch or auto to patch it)");
+        assertThat(node.read("05-cilium.conf")).isEqualTo(single);
+        assertThat(node.conf("cilium")).as("no plugin directory").doesNotExist();
+        assertThat(Cli.run(node, "detect", "--placement", "drop-in").out())
+                .contains("plan    refuse: placement drop-in, but 05-cilium.conf is a single-plugin configuration");
+    }
+
+    @Test
+    void loadOnlyInlinedPluginsFailsDropIn()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO.replace("{\"name\"", "{\"loadOnlyInlinedPlugins\":true,\"name\""));
+        String before = node.read("10-calico.conflist");
+
+        Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+
+        assertThat(install.code()).isEqualTo(1);
+        assertThat(install.err()).contains("placement drop-in: 10-calico.conflist sets loadOnlyInlinedPlugins: true, so libcni loads its own plugins only");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+        assertThat(node.conf("k8s-pod-network")).doesNotExist();
+    }
+
+    @Test
+    void autoFollowsTheRuntimeTheNodeReports()
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+        try (StandInCluster cluster = StandInCluster.start(node.serviceAccountDir())) {
+            node.env().putAll(cluster.environment());
+
+            cluster.reportRuntime("containerd://1.6.20");
+            Cli.Result old = Cli.run(node, "detect", "--placement", "auto");
+            assertThat(old.out()).contains("Placement\n  patch (auto: the Node reports containerRuntimeVersion containerd://1.6.20, which ignores drop-ins "
+                    + "(containerd applies them from 2.1.0); patching)");
+
+            cluster.reportRuntime("containerd://2.1.0");
+            Cli.Result install = Cli.run(node, "install", "--placement", "auto");
+            assertThat(install.code()).as(install.toString()).isZero();
+            assertThat(install.err()).contains("Placing the entry by drop-in: auto: the Node reports containerRuntimeVersion containerd://2.1.0, which "
+                    + "applies drop-ins (libcni 1.3, from containerd 2.1.0)");
+            assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+            assertThat(node.host(DROP_IN)).isRegularFile();
+
+            // A single-plugin network on the same runtime: auto patches it, and says why.
+            node.write("05-cilium.conf", TestNode.CILIUM_CONF);
+            Cli.Result single = Cli.run(node, "install", "--placement", "auto");
+            assertThat(single.code()).as(single.toString()).isZero();
+            assertThat(single.err()).contains("Patching /etc/cni/net.d/05-cilium.conf in place of a drop-in: 05-cilium.conf is a single-plugin "
+                    + "configuration, which libcni loads without drop-ins (placement auto)");
+            assertThat(node.read("05-cilium.conflist")).contains("linkerd-cni");
+        }
+    }
+
+    @Test
+    void autoWithoutTheApiPatches()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+
+        Cli.Result install = Cli.run(node, "install", "--placement", "auto");
+
+        assertThat(install.code()).isZero();
+        assertThat(install.err()).contains("Placing the entry by patch: auto: the node's runtime is unknown (NODE_NAME is not set); patching");
+        assertThat(node.read("10-calico.conflist")).contains("linkerd-cni");
+        assertThat(node.conf("k8s-pod-network")).doesNotExist();
+    }
+
+    @Test
+    void theDropInFollowsTheNetworkWhenThePrimaryRenamesIt()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+
+        node.write("10-calico.conflist", TestNode.CALICO.replace("k8s-pod-network", "calico-net"));
+        Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+
+        assertThat(install.code()).as(install.toString()).isZero();
+        assertThat(node.conf("calico-net/linkerd-cni.conf")).isRegularFile();
+        assertThat(node.host(DROP_IN).getParent()).as("the old network's directory, ours, is gone").doesNotExist();
+        assertThat(install.err()).contains("Removed CNI drop-in " + DROP_IN + ": no list of network 'k8s-pod-network' is loaded any more");
+        assertThat(Files.exists(node.conf("calico-net/.cni-chain-created"))).isTrue();
+    }
+}
