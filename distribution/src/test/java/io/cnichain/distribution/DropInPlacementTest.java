@@ -167,6 +167,28 @@ class DropInPlacementTest
     }
 
     @Test
+    void dropInOnARuntimeTheNodeSaysIgnoresItPlacesNothingAndSaysSo()
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+        try (StandInCluster cluster = StandInCluster.start(node.serviceAccountDir())) {
+            node.env().putAll(cluster.environment());
+            cluster.reportRuntime("containerd://1.7.27");
+
+            Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+
+            assertThat(install.code()).as(install.toString()).isEqualTo(1);
+            assertThat(install.err()).contains("Placing the entry by drop-in: placement: drop-in, but the Node reports containerRuntimeVersion "
+                    + "containerd://1.7.27, which ignores drop-ins")
+                    .contains("error: placement drop-in: the Node reports containerRuntimeVersion containerd://1.7.27, which ignores drop-ins, so a "
+                            + "drop-in would never run; nothing is placed (set placement: patch or auto)");
+            assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+            assertThat(node.conf("k8s-pod-network")).doesNotExist();
+        }
+    }
+
+    @Test
     void autoWithoutTheApiPatches()
     {
         node.write("10-calico.conflist", TestNode.CALICO);

@@ -3,6 +3,7 @@ package io.cnichain.agent.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ApiServerSettings;
+import io.cnichain.core.config.Placement;
 import io.cnichain.core.placement.PlacementDecision;
 
 import java.time.Duration;
@@ -11,10 +12,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code placement: auto}: the node's container runtime as its Node object reports it
+ * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it
  * ({@code status.nodeInfo.containerRuntimeVersion}, which the kubelet fills from the runtime's CRI {@code Version}
- * answer), read once at start with one {@code GET}. Anything that keeps it from being known (no {@code NODE_NAME},
- * no API server, a refused or failed call) means {@code patch}, which every runtime runs.
+ * answer), read once at start with one {@code GET}. For {@code auto}, anything that keeps it from being known (no
+ * {@code NODE_NAME}, no API server, a refused or failed call) means {@code patch}, which every runtime runs; for
+ * {@code drop-in}, a runtime known to ignore drop-ins makes install fail and the agent not ready, saying so.
  */
 public final class NodeRuntime
 {
@@ -25,13 +27,31 @@ public final class NodeRuntime
 
     private NodeRuntime() {}
 
-    /** Where the entry goes on this node, asking the API server only for {@code auto}. */
+    /**
+     * Where the entry goes on this node, asking the API server for {@code auto}, and for {@code drop-in} when it can:
+     * a Node that reports a runtime known to ignore drop-ins makes the agent say so rather than place one that never runs.
+     */
     public static PlacementDecision placement(AgentConfig config)
     {
-        Optional<PlacementDecision> configured = PlacementDecision.configured(config.placement());
-        if (configured.isPresent()) {
-            return configured.get();
-        }
+        return switch (config.placement()) {
+            case PATCH -> PlacementDecision.configured(Placement.PATCH).orElseThrow();
+            case AUTO -> {
+                Reported reported = read(config);
+                yield reported.version().map(PlacementDecision::forRuntime).orElseGet(() -> PlacementDecision.runtimeUnknown(reported.whyUnknown()));
+            }
+            case DROP_IN -> read(config).version().map(PlacementDecision::dropInOn)
+                    .orElseGet(() -> PlacementDecision.configured(Placement.DROP_IN).orElseThrow());
+        };
+    }
+
+    /**
+     * @param version    the Node's {@code status.nodeInfo.containerRuntimeVersion}, when it could be read
+     * @param whyUnknown why it could not
+     */
+    private record Reported(Optional<String> version, String whyUnknown) {}
+
+    private static Reported read(AgentConfig config)
+    {
         Optional<String> node = config.nodeTaint().nodeName();
         ApiServerSettings api = config.apiServer();
         List<String> missing = new ArrayList<>();
@@ -45,23 +65,28 @@ public final class NodeRuntime
             missing.add("KUBERNETES_SERVICE_PORT");
         }
         if (!missing.isEmpty()) {
-            return PlacementDecision.runtimeUnknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
+            return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
         String path = "/api/v1/nodes/" + node.get();
         try {
             JsonNode answer = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, TIMEOUT).get(path, HINT);
             JsonNode version = answer.path("status").path("nodeInfo").path("containerRuntimeVersion");
             if (!version.isTextual()) {
-                return PlacementDecision.runtimeUnknown("GET " + path + ": the Node has no status.nodeInfo.containerRuntimeVersion");
+                return unknown("GET " + path + ": the Node has no status.nodeInfo.containerRuntimeVersion");
             }
-            return PlacementDecision.forRuntime(version.asText());
+            return new Reported(Optional.of(version.asText()), "");
         }
         catch (ApiCallException e) {
-            return PlacementDecision.runtimeUnknown(e.getMessage());
+            return unknown(e.getMessage());
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return PlacementDecision.runtimeUnknown("interrupted while asking the API server");
+            return unknown("interrupted while asking the API server");
         }
+    }
+
+    private static Reported unknown(String why)
+    {
+        return new Reported(Optional.empty(), why);
     }
 }

@@ -1,6 +1,7 @@
 package io.cnichain.agent.loop;
 
 import io.cnichain.core.discovery.ConfigNames;
+import io.cnichain.core.discovery.DropIns;
 import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,11 +29,15 @@ import static java.util.Objects.requireNonNull;
  * @param binaryNames       the names of our binaries (read when needed: the image's directory lists them)
  * @param targetDirNames    every other directory to watch, with the names in it that lead to a file we patch
  *                          (the directory of each such file and of each link on the way; none for an adapter's
- *                          extra directories)
+ *                          extra directories; {@link #ANY_DROP_IN} for our drop-in's plugin directory, where every
+ *                          drop-in counts)
  */
 record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binDir, String kubeconfigName,
         Supplier<List<String>> binaryNames, Map<Path, Set<String>> targetDirNames)
 {
+    /** In a plugin directory's names: every {@code *.conf} there changes what the runtime runs. */
+    static final String ANY_DROP_IN = "*" + DropIns.EXTENSION;
+
     private static final Logger log = LoggerFactory.getLogger(WatchPlan.class);
 
     WatchPlan
@@ -101,7 +106,8 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
             log.debug("Ignoring event: {} {}; not a configuration", event.kind(), hostPath);
             return;
         }
-        if (!inConfDir && !targetDirNames.get(directory).contains(name)) {
+        if (!inConfDir && !targetDirNames.get(directory).contains(name)
+                && !(name.endsWith(DropIns.EXTENSION) && targetDirNames.get(directory).contains(ANY_DROP_IN))) {
             log.debug("Ignoring event: {} {}; not a file we patch", event.kind(), hostPath);
             return;
         }

@@ -25,7 +25,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Decides what to watch: always the configuration directory, the service-account directory and the bin directory;
  * then, from the adapter's decision, the directory of every file we patch and of every link on the way to it
- * (re-pointing a link, or replacing a file in another directory, says nothing in the configuration directory), and
+ * (re-pointing a link, or replacing a file in another directory, says nothing in the configuration directory), the
+ * plugin directory of our drop-in, and
  * the adapter's own {@code watchDirectories}; and the directory a dangling link of the conf dir points into, where its
  * target may appear.
  */
@@ -61,6 +62,11 @@ final class WatchPlanner
             for (Path link : snapshot.inspect(target.path()).linkChain()) {
                 add(names, link);
             }
+            // A drop-in deleted or changed says nothing in the conf dir: its plugin directory is watched too.
+            engine.installer().dropInFile(target, snapshot).ifPresent(file -> {
+                add(names, file);
+                namesIn(names, host.toContainer(file.getParent())).add(WatchPlan.ANY_DROP_IN);
+            });
         }
         // A link the runtime would load that leads nowhere yet: when its target appears in another directory, the conf
         // dir hears nothing of it. Its directory is watched (or, while missing, its nearest existing parent).

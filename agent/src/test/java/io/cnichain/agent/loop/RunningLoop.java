@@ -92,6 +92,13 @@ final class RunningLoop
     private Optional<String> runtimesFileLackingOurEntry()
     {
         NodeSnapshot snapshot = engine.snapshot();
+        if (engine.installer().placement().placement() == io.cnichain.core.config.Placement.DROP_IN) {
+            // Drop-ins are for libcni 1.3 runtimes: its list, drop-ins included, ends with ours, run once.
+            Optional<ConfigEntry> effective = snapshot.effectiveConfig();
+            List<String> types = effective.map(snapshot::runtimePluginTypes).orElse(List.of());
+            boolean ours = !types.isEmpty() && types.get(types.size() - 1).equals(pluginType) && types.indexOf(pluginType) == types.size() - 1;
+            return ours || effective.isEmpty() ? Optional.empty() : Optional.of(effective.get().path() + " with its drop-ins runs " + types);
+        }
         for (LibcniGeneration generation : LibcniGeneration.values()) {
             Optional<ConfigEntry> effective = snapshot.effectiveConfig(generation);
             if (effective.isEmpty()) {

@@ -141,6 +141,9 @@ final class DetectPlanner
         }
         String type = config.plugin().type();
         EntryPlacer.Where where = installer.placer().where(target, parsed);
+        if (where.directory().isPresent() && installer.placement().wontRun().isPresent()) {
+            return "refuse: placement drop-in: " + installer.placement().wontRun().get();
+        }
         if (where.directory().isPresent()) {
             Path file = where.directory().get().resolve(type + DropIns.EXTENSION);
             String dropIn = snapshot.dropIns(entry).plugins().stream().anyMatch(p -> p.path().equals(file))

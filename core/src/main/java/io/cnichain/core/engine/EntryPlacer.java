@@ -133,6 +133,9 @@ final class EntryPlacer
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "placement drop-in: " + why + "; a drop-in would never run, so none "
                     + "is written and the list is left as it is (set placement: patch or auto to patch it)", List.of());
         }
+        if (decision.wontRun().isPresent()) {
+            return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "placement drop-in: " + decision.wontRun().get(), List.of());
+        }
         return dropIn(target, where.directory().get(), config, snapshot.dropIns(configEntry), entry, snapshot);
     }
 

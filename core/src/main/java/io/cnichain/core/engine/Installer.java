@@ -69,6 +69,20 @@ public final class Installer
         return placer;
     }
 
+    /**
+     * @return our drop-in's host path for a target (the file the agent watches for in its plugin directory), when the
+     *         placement puts one there
+     */
+    public Optional<Path> dropInFile(ConfigTarget target, NodeSnapshot snapshot)
+    {
+        if (placer.decision().placement() != io.cnichain.core.config.Placement.DROP_IN) {
+            return Optional.empty();
+        }
+        Optional<CniConfigParser.LoadedConfig> parsed = snapshot.load(snapshot.inspect(target.path())).config();
+        return parsed.flatMap(c -> placer.where(target, c).directory())
+                .map(directory -> directory.resolve(config.plugin().type() + io.cnichain.core.discovery.DropIns.EXTENSION));
+    }
+
     /** The entry to install, the kubeconfig's path substituted. */
     public ObjectNode entry()
     {

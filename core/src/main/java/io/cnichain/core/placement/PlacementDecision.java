@@ -14,13 +14,21 @@ import static java.util.Objects.requireNonNull;
  * @param auto      whether {@code auto} chose it: a network that cannot take a drop-in is then patched, where
  *                  {@code drop-in} fails install and says why
  * @param why       the reason, for the log and {@code detect}
+ * @param wontRun   for {@code drop-in}, why the node's runtime will not run a drop-in, when its Node says so: nothing is
+ *                  placed then, and the agent is not ready
  */
-public record PlacementDecision(Placement placement, boolean auto, String why)
+public record PlacementDecision(Placement placement, boolean auto, String why, Optional<String> wontRun)
 {
+    public PlacementDecision(Placement placement, boolean auto, String why)
+    {
+        this(placement, auto, why, Optional.empty());
+    }
+
     public PlacementDecision
     {
         requireNonNull(placement, "placement is null");
         requireNonNull(why, "why is null");
+        requireNonNull(wontRun, "wontRun is null");
         if (placement == Placement.AUTO) {
             throw new IllegalArgumentException("auto is decided, not a decision");
         }
@@ -59,6 +67,21 @@ public record PlacementDecision(Placement placement, boolean auto, String why)
         }
         return new PlacementDecision(Placement.PATCH, true, "auto: " + reported + ", which ignores drop-ins (" + version.get().runtime() + " applies them from "
                 + minimum.get() + (version.get().preRelease() ? ", and a pre-release is not counted as the release" : "") + "); patching");
+    }
+
+    /**
+     * {@code drop-in} on a node whose runtime is known: what the operator chose, with the runtime's verdict when it
+     * is one known to ignore drop-ins.
+     */
+    public static PlacementDecision dropInOn(String containerRuntimeVersion)
+    {
+        PlacementDecision auto = forRuntime(containerRuntimeVersion);
+        if (auto.placement() == Placement.DROP_IN || RuntimeVersion.parse(containerRuntimeVersion).flatMap(RuntimeVersion::dropInMinimum).isEmpty()) {
+            return configured(Placement.DROP_IN).orElseThrow();
+        }
+        String ignores = "the Node reports containerRuntimeVersion " + containerRuntimeVersion + ", which ignores drop-ins";
+        return new PlacementDecision(Placement.DROP_IN, false, "placement: drop-in, but " + ignores, Optional.of(ignores + ", so a drop-in would never run; "
+                + "nothing is placed (set placement: patch or auto)"));
     }
 
     /** {@code auto} on a node whose runtime cannot be learnt: the patch every runtime runs. */

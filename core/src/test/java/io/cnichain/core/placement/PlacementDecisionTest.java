@@ -60,4 +60,13 @@ class PlacementDecisionTest
         assertThat(PlacementDecision.configured(Placement.DROP_IN).orElseThrow().auto()).isFalse();
         assertThat(PlacementDecision.configured(Placement.AUTO)).isEmpty();
     }
+
+    @Test
+    void dropInOnARuntimeKnownToIgnoreItSaysSoAndOnAnUnknownOneIsTaken()
+    {
+        assertThat(PlacementDecision.dropInOn("containerd://2.0.5").wontRun()).contains("the Node reports containerRuntimeVersion containerd://2.0.5, "
+                + "which ignores drop-ins, so a drop-in would never run; nothing is placed (set placement: patch or auto)");
+        assertThat(PlacementDecision.dropInOn("cri-o://1.33.0").wontRun()).isEmpty();
+        assertThat(PlacementDecision.dropInOn("docker://28.1.1").wontRun()).as("not a runtime we know either way: the operator's choice").isEmpty();
+    }
 }

@@ -1,0 +1,147 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.testkit.TempNodeExtension;
+import io.cnichain.testkit.TestNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The loop with {@code placement: drop-in}, on real inotify: the drop-in is watched in its plugin directory and put
+ * back when it goes; the primary rewriting its list costs no write of ours (there is nothing of ours in it to undo);
+ * a renamed network takes the drop-in along; a drop-in of someone else's sorting after ours keeps the agent not ready.
+ * The loop's invariant check ({@link RunningLoop}) holds the agent to libcni 1.3's list, drop-ins included, ending with ours.
+ */
+@ExtendWith(TempNodeExtension.class)
+class LoopDropInTest
+{
+    static final String YAML = "placement: drop-in\n";
+
+    @Test
+    void theDropInIsWatchedAndPutBack(TestNode node)
+            throws Exception
+    {
+        Path list = node.write("10-calico.conflist", TestNode.CALICO);
+        String before = node.read("10-calico.conflist");
+        Path dropIn = node.conf("k8s-pod-network/linkerd-cni.conf");
+        try (RunningLoop loop = RunningLoop.start(node, YAML, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            assertThat(dropIn).isRegularFile();
+            assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+
+            Files.delete(dropIn);
+            loop.awaitCount("Created CNI drop-in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf", 2);
+            loop.awaitReady();
+            assertThat(dropIn).isRegularFile();
+
+            // The primary writes its list again: our drop-in is untouched, nothing is written.
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            loop.awaitLog("New/changed file [/etc/cni/net.d/10-calico.conflist] detected; re-installing");
+            loop.barrier();
+            assertThat(loop.count("Created CNI drop-in")).isEqualTo(2);
+            assertThat(Files.readString(list)).isEqualTo(before);
+            assertThat(loop.status.ready()).as(String.valueOf(loop.status.notReady())).isTrue();
+        }
+    }
+
+    @Test
+    void aRenamedNetworkTakesTheDropInAlong(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node, YAML, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO.replace("k8s-pod-network", "calico-net"));
+            loop.awaitLog("Created CNI drop-in /etc/cni/net.d/calico-net/linkerd-cni.conf");
+            loop.awaitLog("Removed CNI drop-in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf: no list of network 'k8s-pod-network' is loaded any more");
+            loop.barrier();
+            assertThat(node.conf("k8s-pod-network")).doesNotExist();
+            assertThat(loop.status.ready()).isTrue();
+        }
+    }
+
+    @Test
+    void aDropInSortingAfterOursKeepsTheAgentNotReady(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node, YAML, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            node.write("k8s-pod-network/zz-bandwidth.conf", "{\"type\":\"bandwidth\"}");
+            // Written in two steps (created empty, then filled): the empty file fails the whole list for a moment, as it
+            // would for the runtime; the reason that stays is the order.
+            String notLast = "/etc/cni/net.d/k8s-pod-network/zz-bandwidth.conf sorts after our drop-in "
+                    + "/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf, so linkerd-cni is not the last plugin the runtime runs";
+            loop.await(() -> loop.status.notReady().stream().anyMatch(reason -> reason.contains(notLast)), () -> "not ready for that: " + loop.status.notReady());
+
+            Files.delete(node.conf("k8s-pod-network/zz-bandwidth.conf"));
+            loop.awaitReady();
+        }
+    }
+
+    /**
+     * Cilium with {@code cni.exclusive}: it renames every other {@code *.conf}, {@code *.conflist} and {@code *.json} file
+     * of the conf dir to {@code *.cilium_bak} (directories are skipped) and writes its own file back when it differs. The
+     * stand-in does both on every change it sees (it polls every 5 ms where Cilium uses fsnotify). With our entry in a
+     * drop-in there is nothing to fight over: it never reverts, the agent never backs off, our drop-in stays.
+     */
+    @Test
+    void anExclusiveCiliumHasNothingToFightOver(TestNode node)
+            throws Exception
+    {
+        Path own = node.write("05-cilium.conflist", TestNode.CILIUM);
+        byte[] original = Files.readAllBytes(own);
+        node.write("10-flannel.conflist", TestNode.CALICO.replace("k8s-pod-network", "cbr0"));
+        java.util.concurrent.atomic.AtomicInteger reverts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger renames = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread cilium = new Thread(() -> {
+            while (running.get()) {
+                try (var entries = Files.list(node.confDir())) {
+                    for (Path entry : entries.toList()) {
+                        String name = entry.getFileName().toString();
+                        boolean config = name.endsWith(".conf") || name.endsWith(".conflist") || name.endsWith(".json");
+                        if (config && !name.equals("05-cilium.conflist") && !Files.isDirectory(entry, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                            Files.move(entry, entry.resolveSibling(name + ".cilium_bak"));
+                            renames.incrementAndGet();
+                        }
+                    }
+                    if (!java.util.Arrays.equals(Files.readAllBytes(own), original)) {
+                        node.replaceAtomically("05-cilium.conflist", new String(original, java.nio.charset.StandardCharsets.UTF_8));
+                        reverts.incrementAndGet();
+                    }
+                    Thread.sleep(5);
+                }
+                catch (java.io.IOException e) {
+                    // A file gone between the listing and the move: the next round sees it.
+                }
+                catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "exclusive-cilium");
+        cilium.start();
+        try (RunningLoop loop = RunningLoop.start(node, YAML, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            io.cnichain.testkit.Await.until(java.time.Duration.ofSeconds(10), () -> renames.get() >= 1, () -> "cilium renamed nothing");
+            // Cilium rewrites its own file (an upgrade, a restart): the drop-in is not its business.
+            node.replaceAtomically("05-cilium.conflist", new String(original, java.nio.charset.StandardCharsets.UTF_8));
+            Thread.sleep(500);
+            loop.barrier();
+            assertThat(reverts.get()).as("Cilium never had an edit of ours to revert").isZero();
+            assertThat(loop.count("backing off")).isZero();
+            assertThat(Files.readAllBytes(own)).isEqualTo(original);
+            assertThat(node.conf("cilium/linkerd-cni.conf")).as("Cilium renames files, not directories").isRegularFile();
+            assertThat(node.conf("10-flannel.conflist.cilium_bak")).isRegularFile();
+            assertThat(loop.status.ready()).as(String.valueOf(loop.status.notReady())).isTrue();
+        }
+        finally {
+            running.set(false);
+            cilium.join(5000);
+        }
+    }
+}
