@@ -55,7 +55,9 @@ final class TargetPatcher
      */
     Optional<NotPatched> patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
     {
-        Path file = target.resolvedFile();
+        // The file we write for this target: our drop-in when the placement puts one there, else the target itself. A
+        // fight is over what we write: someone deleting our drop-in as soon as it appears is backed off from too.
+        Path file = installer.dropInFile(target, snapshot).orElse(target.resolvedFile());
         long now = System.nanoTime();
         Optional<Long> blocked = fights.blockedUntil(file, now);
         if (blocked.isPresent()) {

@@ -144,4 +144,50 @@ class LoopDropInTest
             cilium.join(5000);
         }
     }
+
+    /** Someone deleting our drop-in the moment it appears is a fight like any other: backed off from, not fed forever. */
+    @Test
+    void aWriterDeletingOurDropInIsBackedOffFrom(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path dropIn = node.conf("k8s-pod-network/linkerd-cni.conf");
+        java.util.concurrent.atomic.AtomicBoolean deleting = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger deletions = new java.util.concurrent.atomic.AtomicInteger();
+        try (RunningLoop loop = RunningLoop.start(node, YAML, LoopFightTest.FIGHTS, new LoopTestAdapter())) {
+            loop.awaitReady();
+            Thread other = new Thread(() -> {
+                while (deleting.get()) {
+                    try {
+                        if (Files.deleteIfExists(dropIn)) {
+                            deletions.incrementAndGet();
+                        }
+                        Thread.sleep(2);
+                    }
+                    catch (java.io.IOException e) {
+                        // gone already
+                    }
+                    catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "drop-in-deleter");
+            other.start();
+            try {
+                loop.awaitLog("Backing off: /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf was undone");
+                long created = loop.count("Created CNI drop-in");
+                Thread.sleep(1000);
+                // Backed off 150 ms doubling to 300 ms: a few writes a second, not one per deletion.
+                assertThat(loop.count("Created CNI drop-in") - created).as("writes in 1 s of fighting").isLessThanOrEqualTo(8);
+                assertThat(loop.status.ready()).isFalse();
+            }
+            finally {
+                deleting.set(false);
+                other.join(5000);
+            }
+            loop.awaitLog("the fight is over");
+            loop.awaitReady();
+            assertThat(dropIn).isRegularFile();
+        }
+    }
 }
