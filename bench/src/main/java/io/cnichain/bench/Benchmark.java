@@ -38,9 +38,14 @@ public final class Benchmark
                 ? ImageProgram.load(settings.image().get())
                 : HostProgram.agent(settings.dist(), settings.javaHome());
         List<Program> programs = List.of(agent, floor);
+        // Start-up only: what linking the kernel's calls costs a program that does nothing else (FFM: Java 22 and later).
+        List<Program> startupOnly = JavaRuntime.feature(settings.javaHome()) >= 22
+                && Benchmark.class.getResource("FloorWithKernelCalls.class") != null && settings.image().isEmpty()
+                ? List.of(HostProgram.floorWithKernelCalls(settings.dist(), settings.javaHome(), benchJar)) : List.of();
         System.out.printf("cni-chain benchmark: %s%n  java %s (%s)%n  launcher's JVM options: %s%n", machine.summary(), JavaRuntime.version(settings.javaHome()),
                 settings.javaHome(), String.join(" ", HostProgram.launcherOptions(settings.dist(), settings.javaHome())));
         programs.forEach(p -> System.out.printf("  %s: %s%n", p.name(), p.description()));
+        startupOnly.forEach(p -> System.out.printf("  %s (start-ups only): %s%n", p.name(), p.description()));
         System.out.printf("  %d run(s); each: %d start-ups, %d reaction trials, %d s idle, a storm of %d files, conf dirs of 10 and %d entries (%d trials)%n",
                 settings.runs(), settings.starts(), settings.trials(), settings.idleSeconds(), settings.stormFiles(), settings.scaleEntries(), settings.scaleTrials());
         Path logs = Files.createTempDirectory("cni-chain-bench-logs-");
@@ -50,7 +55,7 @@ public final class Benchmark
         for (int i = 0; i < settings.runs(); i++) {
             loads.add(Machine.loadAverage());
             System.out.printf("run %d of %d (load average %s)%n", i + 1, settings.runs(), Machine.loadAverage());
-            Figures figures = new Run(settings, programs, Files.createDirectories(logs.resolve("run-" + (i + 1)))).measure();
+            Figures figures = new Run(settings, programs, startupOnly, Files.createDirectories(logs.resolve("run-" + (i + 1)))).measure();
             runs.add(figures);
             failures.addAll(figures.failures());
             Report.printRun(figures);
@@ -58,6 +63,7 @@ public final class Benchmark
         Map<String, Map<String, Report.Spread>> summary = Report.summarize(runs);
         System.out.println();
         Report.printSummary(summary, agent.name(), floor.name());
+        startupOnly.forEach(p -> Report.printStartupAgainst(summary, agent.name(), floor.name(), p.name()));
         List<Report.Target> targets = settings.only().isPresent()
                 ? List.of()
                 : Targets.check(summary, agent.name(), floor.name(), settings.image().isPresent(), runs, settings.idleSeconds());
@@ -71,6 +77,7 @@ public final class Benchmark
         context.put("launcherOptions", String.join(" ", HostProgram.launcherOptions(settings.dist(), settings.javaHome())));
         context.put("settings", settings.toString());
         programs.forEach(p -> context.put(p.name(), p.description()));
+        startupOnly.forEach(p -> context.put(p.name(), p.description()));
         Files.writeString(settings.results(), Report.json(context, runs, summary, targets, failures));
         System.out.printf("%nresults: %s; logs: %s%n", settings.results().toAbsolutePath(), logs);
         if (!failures.isEmpty()) {

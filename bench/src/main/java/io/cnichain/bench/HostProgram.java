@@ -41,11 +41,24 @@ final class HostProgram
     static HostProgram floor(Path dist, Path javaHome, Path benchJar)
             throws IOException, InterruptedException
     {
+        return floor("floor", Floor.class.getName(), dist, javaHome, benchJar);
+    }
+
+    /** The floor that first links the kernel's calls as the agent does ({@code FloorWithKernelCalls}, Java 22 and later). */
+    static HostProgram floorWithKernelCalls(Path dist, Path javaHome, Path benchJar)
+            throws IOException, InterruptedException
+    {
+        return floor("floor+kernel-calls", "io.cnichain.bench.FloorWithKernelCalls", dist, javaHome, benchJar);
+    }
+
+    private static HostProgram floor(String name, String mainClass, Path dist, Path javaHome, Path benchJar)
+            throws IOException, InterruptedException
+    {
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin/java").toString());
         command.addAll(launcherOptions(dist, javaHome));
-        command.addAll(List.of("-cp", benchJar.toString(), Floor.class.getName()));
-        return new HostProgram("floor", command, false, javaHome);
+        command.addAll(List.of("-cp", benchJar.toString(), mainClass));
+        return new HostProgram(name, command, false, javaHome);
     }
 
     /**
@@ -54,6 +67,50 @@ final class HostProgram
      * and left out.
      */
     static List<String> launcherOptions(Path dist, Path javaHome)
+            throws IOException, InterruptedException
+    {
+        List<String> options = new ArrayList<>();
+        String home = dist.toRealPath().toString();
+        for (String arg : launcherArguments(dist, javaHome)) {
+            if (arg.equals("-cp") || arg.equals("-jar")) {
+                break;
+            }
+            // The class-data archive is the agent's own: the floor gets the JDK's default, as any program does.
+            if (!isArchiveOption(arg) && !arg.contains(home) && !arg.contains(dist.toString())) {
+                options.add(arg);
+            }
+        }
+        return options;
+    }
+
+    private static boolean isArchiveOption(String arg)
+    {
+        return arg.startsWith("-Xshare") || arg.startsWith("-Xlog:cds") || arg.startsWith("-XX:SharedArchiveFile");
+    }
+
+    /**
+     * The launcher's JVM command line up to the main class, with {@code -Xlog:startuptime -version} in place of the
+     * agent: the JVM's own creation, with the agent's class-data archive or (without it) the JDK's default one.
+     */
+    static List<String> vmCreationCommand(Path dist, Path javaHome, boolean withArchive)
+            throws IOException, InterruptedException
+    {
+        List<String> command = new ArrayList<>();
+        command.add(javaHome.resolve("bin/java").toString());
+        for (String arg : launcherArguments(dist, javaHome)) {
+            if (arg.startsWith("io.cnichain.")) {
+                break;
+            }
+            if (withArchive || !isArchiveOption(arg)) {
+                command.add(arg);
+            }
+        }
+        command.addAll(List.of("-Xlog:startuptime", "-version"));
+        return command;
+    }
+
+    /** Every argument the launcher gives {@code java}, from a stand-in {@code java} that prints them. */
+    private static List<String> launcherArguments(Path dist, Path javaHome)
             throws IOException, InterruptedException
     {
         Path fake = Files.createTempDirectory("cni-chain-bench-java-");
@@ -75,19 +132,7 @@ final class HostProgram
                 out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             }
             process.waitFor();
-            List<String> options = new ArrayList<>();
-            String home = dist.toRealPath().toString();
-            for (String arg : out.lines().toList()) {
-                if (arg.equals("-cp") || arg.equals("-jar")) {
-                    break;
-                }
-                // The class-data archive is the agent's own: the floor gets the JDK's default, as any program does.
-                boolean archive = arg.startsWith("-Xshare") || arg.startsWith("-Xlog:cds") || arg.startsWith("-XX:SharedArchiveFile");
-                if (!archive && !arg.contains(home) && !arg.contains(dist.toString())) {
-                    options.add(arg);
-                }
-            }
-            return options;
+            return out.lines().toList();
         }
         finally {
             Files.walk(fake).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -27,6 +27,27 @@ final class Proc
         throw new IOException("no " + field + " in /proc/" + pid + "/status");
     }
 
+    /**
+     * Resident memory of the class-data archive the JVM mapped (its AOT cache, or the JDK's default archive): the
+     * {@code Rss} of every mapping of a {@code .jsa} file in /proc/PID/smaps, in MiB.
+     */
+    static double archiveRssMib(long pid)
+            throws IOException
+    {
+        long kib = 0;
+        boolean archive = false;
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "smaps"))) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length >= 5 && fields[0].matches("[0-9a-f]+-[0-9a-f]+")) {
+                archive = fields[fields.length - 1].endsWith(".jsa");
+            }
+            else if (archive && line.startsWith("Rss:")) {
+                kib += Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        return kib / 1024.0;
+    }
+
     /** User plus system CPU seconds the process has used, all threads, dead ones included. */
     static double cpuSeconds(long pid)
             throws IOException

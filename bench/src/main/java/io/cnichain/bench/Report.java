@@ -26,7 +26,9 @@ final class Report
         labels.put("startup_from_jvm_ms", "start-up counted from the JVM's first thread, after runc and the launcher (ms)");
         labels.put("startup_min_ms", "start-up: fastest (ms)");
         labels.put("startup_max_ms", "start-up: slowest (ms)");
+        labels.put("vm_creation_ms", "JVM creation (\"Create VM\"), the agent's AOT cache against the JDK's default archive (ms)");
         labels.put("idle_rss_mib", "resident memory after idling (MiB)");
+        labels.put("idle_archive_rss_mib", "of it, the class-data archive: the agent's AOT cache, the JDK's default archive for the floor (MiB)");
         labels.put("idle_cpu_s_per_min", "CPU while idle (s per minute)");
         labels.put("idle_wakeups_per_s", "wake-ups while idle, all threads (per s)");
         labels.put("threads", "threads");
@@ -94,6 +96,19 @@ final class Report
             String ratio = a != null && f != null && f.median() > 0 ? String.format(Locale.ROOT, "%.2fx", a.median() / f.median()) : "";
             System.out.printf("| %s | %s | %s | %s |%n", label, cell(a), cell(f), ratio);
         });
+    }
+
+    /** One more row: the agent's start-up against another floor's (one that pays for something the agent does too). */
+    static void printStartupAgainst(Map<String, Map<String, Spread>> summary, String agent, String floor, String other)
+    {
+        Spread a = summary.getOrDefault(agent, Map.of()).get("startup_ms");
+        Spread f = summary.getOrDefault(floor, Map.of()).get("startup_ms");
+        Spread o = summary.getOrDefault(other, Map.of()).get("startup_ms");
+        if (a == null || f == null || o == null) {
+            return;
+        }
+        System.out.printf("| start-up against %s, the floor linking the kernel's calls first (itself %s the floor's) (ms) | %s | %s | %s |%n",
+                other, String.format(Locale.ROOT, "%.2fx", o.median() / f.median()), cell(a), cell(o), String.format(Locale.ROOT, "%.2fx", a.median() / o.median()));
     }
 
     private static String cell(Spread spread)

@@ -19,13 +19,16 @@ final class Run
 {
     private final Settings settings;
     private final List<Program> programs;
+    /** Programs measured at start-up only (the floor linking the kernel's calls). */
+    private final List<Program> startupOnly;
     private final Path logs;
     private final Figures figures = new Figures();
 
-    Run(Settings settings, List<Program> programs, Path logs)
+    Run(Settings settings, List<Program> programs, List<Program> startupOnly, Path logs)
     {
         this.settings = settings;
         this.programs = List.copyOf(programs);
+        this.startupOnly = List.copyOf(startupOnly);
         this.logs = logs;
     }
 
@@ -38,6 +41,10 @@ final class Run
         }
         if (settings.only("periodic")) {
             periodicCheck();
+            return figures;
+        }
+        if (settings.only("scale")) {
+            scale();
             return figures;
         }
         startup();
@@ -57,8 +64,10 @@ final class Run
         Map<Program, List<Double>> times = new LinkedHashMap<>();
         Map<Program, List<Double>> outside = new LinkedHashMap<>();
         Map<Program, List<Double>> fromJvm = new LinkedHashMap<>();
+        List<Program> starting = new ArrayList<>(programs);
+        starting.addAll(startupOnly);
         for (int i = 0; i < settings.starts(); i++) {
-            for (Program program : programs) {
+            for (Program program : starting) {
                 try (Node node = Node.create(false, 0)) {
                     Path log = logs.resolve(program.name() + "-start-" + i + ".log");
                     long start = System.nanoTime();
@@ -88,7 +97,41 @@ final class Run
             put(program, "startup_max_ms", Stats.max(list));
         });
         outside.forEach((program, list) -> put(program, "startup_with_podman_ms", Stats.median(list)));
+        if (settings.image().isEmpty()) {
+            vmCreation();
+        }
         fromJvm.forEach((program, list) -> put(program, "startup_from_jvm_ms", Stats.median(list)));
+    }
+
+    /**
+     * The JVM's own creation ({@code -Xlog:startuptime}'s "Create VM"), the launcher's options and class path, with the
+     * agent's class-data archive (its AOT cache) and with the JDK's default one, as the floor starts: what the
+     * archive costs before the first line of ours runs.
+     */
+    private void vmCreation()
+            throws Exception
+    {
+        List<Double> withArchive = new ArrayList<>();
+        List<Double> withDefault = new ArrayList<>();
+        for (int i = 0; i < settings.starts(); i++) {
+            withArchive.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), true)));
+            withDefault.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), false)));
+        }
+        put(programs.get(0), "vm_creation_ms", Stats.median(withArchive));
+        put(programs.get(1), "vm_creation_ms", Stats.median(withDefault));
+    }
+
+    private static double createVmMillis(List<String> command)
+            throws IOException, InterruptedException
+    {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        process.waitFor();
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("Create VM, ([0-9.]+) secs").matcher(out);
+        if (!matcher.find()) {
+            throw new IllegalStateException("no \"Create VM\" line from " + String.join(" ", command) + ":\n" + out);
+        }
+        return Double.parseDouble(matcher.group(1)) * 1000;
     }
 
     /** Reaction, then idle, then the storm, on one long-running process of each program. */
@@ -183,6 +226,7 @@ final class Run
             put(program, "idle_wakeups_per_s", total / (double) settings.idleSeconds());
             figures.note(program.name(), "idle_wakeups_by_thread", woke.toString());
             put(program, "idle_rss_mib", Proc.rssMib(pid, "VmRSS"));
+            put(program, "idle_archive_rss_mib", Proc.archiveRssMib(pid));
             put(program, "threads", Proc.threads(pid));
         }
     }

@@ -17,7 +17,7 @@ import java.util.Optional;
  * @param scaleEntries entries of the large conf dir
  * @param scaleTrials  reaction trials on each scale node
  * @param results      the result file (JSON)
- * @param only         "reaction", "startup" or "periodic": only those trials, no targets (to try a change); empty for everything
+ * @param only         "reaction", "startup", "periodic" or "scale": only those trials, no targets (to try a change); empty for everything
  */
 record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
                 int scaleEntries, int scaleTrials, Path results, Optional<String> only)
@@ -43,6 +43,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
               --only reaction   only the reaction trials (no start-ups, idle, storm, scale or targets)
               --only startup    only the start-ups (no reaction, idle, storm, scale or targets)
               --only periodic   only the periodic check's cost (the agent with periodicCheckSeconds: 1, for --idle seconds)
+              --only scale      only the link-chain nodes of 10 and --scale entries (first pass and reaction on each)
               --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
             """;
 
@@ -69,8 +70,8 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                 case "--scale-trials" -> scaleTrials = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
                 case "--only" -> {
-                    if (!"reaction".equals(value) && !"startup".equals(value) && !"periodic".equals(value)) {
-                        throw new IllegalArgumentException("--only takes reaction, startup or periodic\n" + USAGE);
+                    if (!java.util.List.of("reaction", "startup", "periodic", "scale").contains(value)) {
+                        throw new IllegalArgumentException("--only takes reaction, startup, periodic or scale\n" + USAGE);
                     }
                     only = Optional.of(value);
                 }
