@@ -39,6 +39,7 @@ final class ReconcileLoop
     private final Timers timers = new Timers();
     private final NodeScanner scanner;
     private final ReconcilePass pass;
+    private final TargetPatcher patcher;
     private final WriteRetries writeRetries;
     private final AgentStatus status;
     private final AgentMetrics metrics;
@@ -71,7 +72,7 @@ final class ReconcileLoop
         WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()));
         RetrySchedule retries = new RetrySchedule(policy.retryDelays());
         this.writeRetries = new WriteRetries(RetrySchedule.repeatingLast(policy.writeRetryDelays()), timers);
-        TargetPatcher patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
+        this.patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
         this.scanner = new NodeScanner(engine.config().layout());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
         this.check = new PeriodicCheck(engine.host(), engine.config().paths(), engine.config().plugin().type(), scanner, intake, metrics);
@@ -263,6 +264,7 @@ final class ReconcileLoop
         status.busy(true);
         try {
             ReconcilePass.Report report = pass.run(request);
+            patcher.scheduleFightWakes(System.nanoTime());
             // Binaries or kubeconfig that could not be written are tried again by a timer: what blocks them (a full or
             // read-only filesystem) may clear without any event.
             if (pass.prerequisitesPending()) {

@@ -33,6 +33,8 @@ final class TargetPatcher
     private final WriteRetries writeRetries;
     private final Timers timers;
     private final AgentMetrics metrics;
+    /** Files in a fight whose other writer was seen rewriting them on its own, not only undoing our entry. */
+    private final java.util.Set<Path> rewriters = new java.util.HashSet<>();
 
     TargetPatcher(Installer installer, WriteLedger ledger, FightTracker fights, RetrySchedule retries, WriteRetries writeRetries, Timers timers,
             AgentMetrics metrics)
@@ -135,6 +137,25 @@ final class TargetPatcher
         }
     }
 
+    /**
+     * After every pass, for each file in a back-off: a wake at its end, or sooner once the writer went quiet. Not only
+     * when a pass meets the file blocked: a pass that does not reach it (its link led elsewhere for a moment, only our
+     * echo came, the adapter left it out) would leave no timer, and once the other writer stopped the file would wait
+     * out the whole back-off, up to a minute without our entry.
+     */
+    void scheduleFightWakes(long now)
+    {
+        for (Path file : fights.fights().keySet()) {
+            Optional<Long> blocked = fights.blockedUntil(file, now);
+            if (blocked.isPresent()) {
+                // A quiet time already past was acted on by the pass that met the file; one that did not reach it must not
+                // wake the loop again at once (a link left pointing outside would spin it): the back-off's end then.
+                long wake = writerQuietAt(file).filter(at -> at - blocked.get() < 0 && at - now > 0).orElse(blocked.get());
+                timers.schedule(wake, Timers.Kind.BACKOFF_OVER, Optional.empty());
+            }
+        }
+    }
+
     /** A stability check is due: ends the file's fight if it has kept our last write long enough. */
     void checkStable(Path file)
     {
@@ -143,6 +164,7 @@ final class TargetPatcher
         }
         ledger.last(file).ifPresent(last -> {
             if (fights.onStable(file, last.nanos(), System.nanoTime())) {
+                rewriters.remove(file);
                 log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(fights.policy().stable()));
             }
         });
@@ -177,8 +199,34 @@ final class TargetPatcher
      */
     private Optional<Long> writerQuietAt(Path file)
     {
+        Optional<Long> quietAt = quietAtSinceOurLastWrite(file);
+        if (quietAt.isPresent()) {
+            rewriters.add(file);
+            return quietAt;
+        }
+        // A writer seen rewriting the file on its own earlier in this fight is still that writer when its last change
+        // came soon after our last write: once the file has not changed for the quiet time, it has stopped.
+        if (rewriters.contains(file) && !ledger.holdsOurLastWrite(file)) {
+            Optional<Long> changed = ledger.changedNanos(file);
+            return changed.map(at -> at + fights.policy().quiet().toNanos());
+        }
+        return Optional.empty();
+    }
+
+    private Optional<Long> quietAtSinceOurLastWrite(Path file)
+    {
         Optional<Long> undone = ledger.overwrittenSince(file);
         Optional<Long> last = ledger.lastOverwritten(file);
+        if (undone.isEmpty()) {
+            // No event told of it (a watch lost while its directory was swapped for a link), but the file may have been
+            // changed all the same: it no longer holds our last write, and its own change time says when.
+            Optional<WriteLedger.Entry> ours = ledger.last(file);
+            if (ours.isEmpty() || ledger.holdsOurLastWrite(file)) {
+                return Optional.empty();
+            }
+            undone = Optional.of(ours.get().nanos());
+            last = ledger.changedNanos(file);
+        }
         if (undone.isEmpty() || last.isEmpty() || last.get() - undone.get() <= fights.policy().quickRevert().toNanos()) {
             return Optional.empty();
         }

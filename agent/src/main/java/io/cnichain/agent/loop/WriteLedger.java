@@ -6,7 +6,13 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.spi.ConfigEntry;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -79,10 +85,39 @@ final class WriteLedger
         }
     }
 
-    /** @return when another writer was last seen changing the file since our last write */
+    /**
+     * @return when another writer last changed the file since our last write: the later of the last change an event told
+     *         and the file's own change time (its mtime or ctime, as {@link System#nanoTime()}), since events can be
+     *         missed (a watch dropped while the directory was swapped) while the file's times cannot
+     */
     Optional<Long> lastOverwritten(Path hostPath)
     {
-        return Optional.ofNullable(lastOverwritten.get(hostPath));
+        Long seen = lastOverwritten.get(hostPath);
+        if (!overwritten.containsKey(hostPath)) {
+            return Optional.ofNullable(seen);
+        }
+        Optional<Long> changed = changedNanos(hostPath);
+        if (changed.isPresent() && (seen == null || changed.get() - seen > 0)) {
+            return changed;
+        }
+        return Optional.ofNullable(seen);
+    }
+
+    /** The file's last change (mtime or ctime, whichever is later) on the {@link System#nanoTime()} scale. */
+    Optional<Long> changedNanos(Path hostPath)
+    {
+        try {
+            Path file = host.toContainer(hostPath);
+            Instant latest = Files.getLastModifiedTime(file, LinkOption.NOFOLLOW_LINKS).toInstant();
+            if (Files.getAttribute(file, "unix:ctime", LinkOption.NOFOLLOW_LINKS) instanceof FileTime ctime && ctime.toInstant().isAfter(latest)) {
+                latest = ctime.toInstant();
+            }
+            long agoNanos = Duration.between(latest, Instant.now()).toNanos();
+            return Optional.of(System.nanoTime() - Math.max(0, agoNanos));
+        }
+        catch (IOException | UnsupportedOperationException | IllegalArgumentException | ArithmeticException e) {
+            return Optional.empty();
+        }
     }
 
     /** The file still holds our entry after all: no revert to count. */
