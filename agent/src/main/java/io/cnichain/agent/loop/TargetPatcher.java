@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 
 import static java.util.Objects.requireNonNull;
@@ -34,7 +36,7 @@ final class TargetPatcher
     private final Timers timers;
     private final AgentMetrics metrics;
     /** Files in a fight whose other writer was seen rewriting them on its own, not only undoing our entry. */
-    private final java.util.Set<Path> rewriters = new java.util.HashSet<>();
+    private final Set<Path> rewriters = new HashSet<>();
 
     TargetPatcher(Installer installer, WriteLedger ledger, FightTracker fights, RetrySchedule retries, WriteRetries writeRetries, Timers timers,
             AgentMetrics metrics)
@@ -188,51 +190,30 @@ final class TargetPatcher
         }
     }
 
-    /** Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). */
     /**
      * A back-off outlasts a writer that rewrites the file on its own: when it stops, the file would wait up to a minute
-     * for our entry. Such a writer goes on changing the file after it undid our write; once it has left the file alone
-     * for {@link FightPolicy#quiet()}, it is gone (or resting), and our entry goes back now. A writer that only undoes
-     * our entry (Cilium's exclusive mode) changes nothing while we wait: its back-off stands, and it is not probed.
+     * for our entry. Such a writer goes on changing the file after it undid our write (seen once, it stays that writer
+     * for the fight); once it has left the file alone for {@link FightPolicy#quiet()}, it is gone (or resting), and our
+     * entry goes back now. A writer that only undoes our entry (Cilium's exclusive mode) changes nothing while we wait:
+     * its back-off stands, and it is not probed. When no event told of the undoing, it happened after our write.
      *
      * @return when the writer that kept rewriting the file counts as gone, if one did
      */
     private Optional<Long> writerQuietAt(Path file)
     {
-        Optional<Long> quietAt = quietAtSinceOurLastWrite(file);
-        if (quietAt.isPresent()) {
-            rewriters.add(file);
-            return quietAt;
-        }
-        // A writer seen rewriting the file on its own earlier in this fight is still that writer when its last change
-        // came soon after our last write: once the file has not changed for the quiet time, it has stopped.
-        if (rewriters.contains(file) && !ledger.holdsOurLastWrite(file)) {
-            Optional<Long> changed = ledger.changedNanos(file);
-            return changed.map(at -> at + fights.policy().quiet().toNanos());
-        }
-        return Optional.empty();
-    }
-
-    private Optional<Long> quietAtSinceOurLastWrite(Path file)
-    {
-        Optional<Long> undone = ledger.overwrittenSince(file);
-        Optional<Long> last = ledger.lastOverwritten(file);
-        if (undone.isEmpty()) {
-            // No event told of it (a watch lost while its directory was swapped for a link), but the file may have been
-            // changed all the same: it no longer holds our last write, and its own change time says when.
-            Optional<WriteLedger.Entry> ours = ledger.last(file);
-            if (ours.isEmpty() || ledger.holdsOurLastWrite(file)) {
-                return Optional.empty();
-            }
-            undone = Optional.of(ours.get().nanos());
-            last = ledger.changedNanos(file);
-        }
-        if (undone.isEmpty() || last.isEmpty() || last.get() - undone.get() <= fights.policy().quickRevert().toNanos()) {
+        Optional<WriteLedger.Entry> ours = ledger.last(file);
+        Optional<Long> last = ledger.lastChangedByAnother(file);
+        if (ours.isEmpty() || last.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(last.get() + fights.policy().quiet().toNanos());
+        long undone = ledger.overwrittenSince(file).orElse(ours.get().nanos());
+        if (last.get() - undone > fights.policy().quickRevert().toNanos()) {
+            rewriters.add(file);
+        }
+        return rewriters.contains(file) ? Optional.of(last.get() + fights.policy().quiet().toNanos()) : Optional.empty();
     }
 
+    /** Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). */
     static String seconds(Duration duration)
     {
         return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString();

@@ -86,16 +86,17 @@ final class WriteLedger
     }
 
     /**
-     * @return when another writer last changed the file since our last write: the later of the last change an event told
-     *         and the file's own change time (its mtime or ctime, as {@link System#nanoTime()}), since events can be
-     *         missed (a watch dropped while the directory was swapped) while the file's times cannot
+     * @return when another writer last changed the file since our last write, or empty while the file still holds our
+     *         last write: the later of the last change an event told and the file's own change time (mtime or ctime,
+     *         as {@link System#nanoTime()}). Events can be missed (a watch lost while its directory was swapped for a
+     *         link); the file's bytes and times cannot.
      */
-    Optional<Long> lastOverwritten(Path hostPath)
+    Optional<Long> lastChangedByAnother(Path hostPath)
     {
-        Long seen = lastOverwritten.get(hostPath);
-        if (!overwritten.containsKey(hostPath)) {
-            return Optional.ofNullable(seen);
+        if (!entries.containsKey(hostPath) || holdsOurLastWrite(hostPath)) {
+            return Optional.empty();
         }
+        Long seen = lastOverwritten.get(hostPath);
         Optional<Long> changed = changedNanos(hostPath);
         if (changed.isPresent() && (seen == null || changed.get() - seen > 0)) {
             return changed;
@@ -104,7 +105,7 @@ final class WriteLedger
     }
 
     /** The file's last change (mtime or ctime, whichever is later) on the {@link System#nanoTime()} scale. */
-    Optional<Long> changedNanos(Path hostPath)
+    private Optional<Long> changedNanos(Path hostPath)
     {
         try {
             Path file = host.toContainer(hostPath);

@@ -6,7 +6,6 @@ import io.cnichain.core.adapters.AdapterSelector;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.discovery.CniConfigParser;
-import io.cnichain.core.discovery.DropIns;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
@@ -145,7 +144,7 @@ final class DetectPlanner
             return "refuse: placement drop-in: " + installer.placement().wontRun().get();
         }
         if (where.directory().isPresent()) {
-            Path file = where.directory().get().resolve(type + DropIns.EXTENSION);
+            Path file = installer.placer().dropInFile(where.directory().get());
             String dropIn = snapshot.dropIns(entry).plugins().stream().anyMatch(p -> p.path().equals(file))
                     ? "nothing: the drop-in " + file + " is in place" : "write the drop-in " + file;
             return dropIn + "; " + target.resolvedFile() + " stays as it is" + (parsed.count(type) > 0 ? " once our entry is out of it" : "");

@@ -93,6 +93,18 @@ final class EntryPlacer
      */
     record Where(Optional<Path> directory, Optional<String> notThere) {}
 
+    /** @return our drop-in's host path for a target, when the placement puts one there */
+    Optional<Path> dropInFile(ConfigTarget target, LoadedConfig config)
+    {
+        return where(target, config).directory().map(dropIns::file);
+    }
+
+    /** @return our drop-in's host path in a plugin directory */
+    Path dropInFile(Path directory)
+    {
+        return dropIns.file(directory);
+    }
+
     FileOutcome place(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot)
     {
         if (decision.placement() == Placement.PATCH) {

@@ -78,9 +78,7 @@ public final class Installer
         if (placer.decision().placement() != io.cnichain.core.config.Placement.DROP_IN) {
             return Optional.empty();
         }
-        Optional<CniConfigParser.LoadedConfig> parsed = snapshot.load(snapshot.inspect(target.path())).config();
-        return parsed.flatMap(c -> placer.where(target, c).directory())
-                .map(directory -> directory.resolve(config.plugin().type() + io.cnichain.core.discovery.DropIns.EXTENSION));
+        return snapshot.load(snapshot.inspect(target.path())).config().flatMap(parsed -> placer.dropInFile(target, parsed));
     }
 
     /** The entry to install, the kubeconfig's path substituted. */
