@@ -1,8 +1,6 @@
 package io.cnichain.core.config;
 
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import io.cnichain.core.fs.Sha256;
 
 /** The SHA-256 of the configuration file's bytes: what the agent started with, to tell when the file changed. */
 public final class ConfigDigest
@@ -14,11 +12,6 @@ public final class ConfigDigest
 
     public static String of(byte[] bytes)
     {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        }
-        catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
+        return Sha256.hex(bytes);
     }
 }

@@ -3,6 +3,7 @@ package io.cnichain.core.install;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.Sha256;
 import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,13 +16,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -212,12 +210,7 @@ public final class BinaryInstaller
 
     private static String sha256(byte[] bytes)
     {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        }
-        catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
+        return Sha256.hex(bytes);
     }
 
     /**
