@@ -7,7 +7,6 @@ import org.slf4j.event.Level;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Instant;
 import java.util.Locale;
 
 /**
@@ -106,10 +105,58 @@ public final class ConsoleLogging
         return out == null ? message : out.toString();
     }
 
-    /** "2026-01-02T03:04:05.678Z" (no fraction on a whole second), as {@code Instant} writes it. */
+    /**
+     * "2026-01-02T03:04:05.678Z" (no fraction on a whole second), as {@code Instant} writes it. By arithmetic for the
+     * years 0 to 9999: {@code Instant.toString()}'s formatter loads about sixty {@code java.time} classes, which the
+     * AOT cache then maps and loads at every start, and formatting the first line with it cost about 10 ms of the
+     * first log line, in the interpreter (docs/performance.md). Other years go through {@code Instant}, which writes
+     * them differently.
+     */
     static String timestamp(long millis)
     {
-        return Instant.ofEpochMilli(millis).toString();
+        long second = Math.floorDiv(millis, 1000L);
+        int milli = (int) Math.floorMod(millis, 1000L);
+        long days = Math.floorDiv(second, 86_400L);
+        int secondOfDay = (int) Math.floorMod(second, 86_400L);
+        // Days counted from 0000-03-01 in 400-year eras of 146 097 days, so that a leap day is the last day of its year.
+        long fromMarch = days + 719_468L;
+        long era = Math.floorDiv(fromMarch, 146_097L);
+        long dayOfEra = fromMarch - era * 146_097L;
+        long yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365;
+        long dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+        long monthFromMarch = (5 * dayOfYear + 2) / 153;
+        int day = (int) (dayOfYear - (153 * monthFromMarch + 2) / 5 + 1);
+        int month = (int) (monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9);
+        long year = era * 400 + yearOfEra + (month <= 2 ? 1 : 0);
+        if (year < 0 || year > 9999) {
+            return java.time.Instant.ofEpochMilli(millis).toString();
+        }
+        char[] text = new char[milli == 0 ? 20 : 24];
+        digits(text, 0, (int) year, 4);
+        text[4] = '-';
+        digits(text, 5, month, 2);
+        text[7] = '-';
+        digits(text, 8, day, 2);
+        text[10] = 'T';
+        digits(text, 11, secondOfDay / 3600, 2);
+        text[13] = ':';
+        digits(text, 14, secondOfDay / 60 % 60, 2);
+        text[16] = ':';
+        digits(text, 17, secondOfDay % 60, 2);
+        if (milli != 0) {
+            text[19] = '.';
+            digits(text, 20, milli, 3);
+        }
+        text[text.length - 1] = 'Z';
+        return new String(text);
+    }
+
+    private static void digits(char[] text, int at, int value, int width)
+    {
+        for (int i = at + width - 1; i >= at; i--) {
+            text[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
     }
 
     /** The level's name padded to five characters and a blank, as {@code %-5s } would. */
