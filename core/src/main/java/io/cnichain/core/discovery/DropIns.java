@@ -4,6 +4,7 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.json.GoJsonParser;
 import io.cnichain.core.json.GoText;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import static java.util.Objects.requireNonNull;
 
@@ -138,7 +140,18 @@ public final class DropIns
         }
         Path directory = joined.get();
         Path container = layout.host().toContainer(directory);
-        if (Files.isSymbolicLink(container)) {
+        // Asked without an exception: on most nodes the directory is not there, and every pass asks.
+        OptionalInt mode;
+        try {
+            mode = FileSystemCalls.get().modeOf(container);
+        }
+        catch (IOException e) {
+            return new Reading(joined, List.of(), Optional.empty(), Optional.of(directory + " cannot be listed: " + e.getMessage()));
+        }
+        if (mode.isEmpty()) {
+            return new Reading(joined, List.of(), Optional.empty(), Optional.empty());
+        }
+        if ((mode.getAsInt() & 0170000) == 0120000) {
             return new Reading(joined, List.of(), Optional.empty(), Optional.of(directory + " is a link, which the agent does not follow"));
         }
         List<String> names = new ArrayList<>();

@@ -6,8 +6,7 @@ import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.spi.ConfigEntry;
 
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashSet;
@@ -137,7 +136,7 @@ public final class NodeScanner
         Path hostPath = layout.confDir().resolve(name);
         readableOnly.remove(hostPath);
         ConfigEntry before = entries.get(name);
-        if (!Files.exists(layout.host().toContainer(hostPath), LinkOption.NOFOLLOW_LINKS)) {
+        if (!present(layout.host().toContainer(hostPath))) {
             volatileNames.remove(name);
             return entries.remove(name) != null;
         }
@@ -145,6 +144,21 @@ public final class NodeScanner
         entries.put(name, entry);
         track(entry);
         return !entry.equals(before);
+    }
+
+    /**
+     * Whether anything is at the path (a link counts), as {@code Files.exists} without following links answers, but
+     * without the exception it throws inside for a name that is gone, as a primary's renamed temp file is after every
+     * rewrite: its stack trace cost each pass more than the call.
+     */
+    private static boolean present(Path path)
+    {
+        try {
+            return FileSystemCalls.get().modeOf(path).isPresent();
+        }
+        catch (IOException e) {
+            return false;
+        }
     }
 
     private void track(ConfigEntry entry)

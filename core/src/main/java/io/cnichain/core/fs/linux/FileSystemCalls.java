@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The few system calls the promise rests on, behind plain Java methods: reads that cannot block or follow a link,
@@ -57,6 +58,19 @@ public interface FileSystemCalls
      * @throws IOException        otherwise
      */
     byte[] readRegularFile(Path file, long limit)
+            throws IOException;
+
+    /**
+     * What is at a path, the final link not followed ({@code lstat}), asked without an exception where nothing is: a
+     * pass asks this of names that are often gone (a primary's temp file, a network's missing drop-in directory), and
+     * a thrown exception fills in its stack trace, which costs a pass more than the call.
+     *
+     * @param path a path
+     * @return its {@code st_mode} (type and permission bits); empty when nothing is there ({@code ENOENT}, or a
+     *         component that is not a directory)
+     * @throws IOException when it cannot be known (a directory that cannot be searched, say)
+     */
+    OptionalInt modeOf(Path path)
             throws IOException;
 
     /**

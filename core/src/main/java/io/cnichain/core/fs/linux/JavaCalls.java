@@ -5,11 +5,14 @@ import java.io.InputStream;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What Java 17's file API can do in place of the kernel's calls, and where it falls short: the type check and the open
@@ -49,6 +52,18 @@ final class JavaCalls
         }
         try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
             return in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+        }
+    }
+
+    @Override
+    public OptionalInt modeOf(Path path)
+            throws IOException
+    {
+        try {
+            return OptionalInt.of((Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS));
+        }
+        catch (NoSuchFileException | NotDirectoryException e) {
+            return OptionalInt.empty();
         }
     }
 

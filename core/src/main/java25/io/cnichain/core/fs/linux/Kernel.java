@@ -32,6 +32,7 @@ final class Kernel
 {
     static final int AT_FDCWD = -100;
     static final int AT_EMPTY_PATH = 0x1000;
+    static final int AT_SYMLINK_NOFOLLOW = 0x100;
     static final int STATX_TYPE_MODE = 0x0001 | 0x0002;
     static final int O_RDONLY = 0;
     static final int O_NONBLOCK = 04000;
@@ -114,6 +115,17 @@ final class Kernel
     {
         MemorySegment stat = arena.allocate(STATX);
         if (statx(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE, stat) != 0) {
+            return -1;
+        }
+        return Short.toUnsignedInt((short) STX_MODE.get(stat, 0L));
+    }
+
+    /** @return the file type and permission bits of a path, its final link not followed, or -1 with errno set */
+    int lstatMode(Arena arena, MemorySegment state, MemorySegment path)
+            throws Throwable
+    {
+        MemorySegment stat = arena.allocate(STATX);
+        if (statx(state, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE_MODE, stat) != 0) {
             return -1;
         }
         return Short.toUnsignedInt((short) STX_MODE.get(stat, 0L));

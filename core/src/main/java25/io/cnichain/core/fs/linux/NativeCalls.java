@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import static io.cnichain.core.fs.linux.Kernel.AT_FDCWD;
 import static io.cnichain.core.fs.linux.Kernel.D_RECLEN;
@@ -99,6 +100,23 @@ public final class NativeCalls
             finally {
                 int ignored = kernel.close(state, fd);
             }
+        });
+    }
+
+    @Override
+    public OptionalInt modeOf(Path path)
+            throws IOException
+    {
+        return call((arena, state) -> {
+            int mode = kernel.lstatMode(arena, state, arena.allocateFrom(path.toString()));
+            if (mode >= 0) {
+                return OptionalInt.of(mode);
+            }
+            int error = errno(state);
+            if (error == ENOENT || error == ENOTDIR) {
+                return OptionalInt.empty();
+            }
+            throw failure("statx", path, error);
         });
     }
 

@@ -56,6 +56,28 @@ class FileSystemCallsTest
 
     @ParameterizedTest
     @ValueSource(strings = {"native", "java"})
+    void saysWhatIsAtAPathWithoutFollowingItsLinkAndNothingWhereNothingIs(String which)
+            throws Exception
+    {
+        FileSystemCalls calls = calls(which);
+        Path file = Files.writeString(dir.resolve("10-a.conflist"), "{}");
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        Path link = Files.createSymbolicLink(dir.resolve("link"), dir.resolve("missing"));
+        Path fifo = dir.resolve("fifo");
+        mkfifo(fifo);
+
+        assertThat(calls.modeOf(file)).hasValue(0100640);
+        assertThat(calls.modeOf(dir).orElseThrow() & 0170000).isEqualTo(0040000);
+        // The link itself, dangling as it is.
+        assertThat(calls.modeOf(link).orElseThrow() & 0170000).isEqualTo(0120000);
+        assertThat(calls.modeOf(fifo).orElseThrow() & 0170000).isEqualTo(0010000);
+        assertThat(calls.modeOf(dir.resolve("gone"))).isEmpty();
+        // A component that is not a directory: nothing can be there either (ENOTDIR).
+        assertThat(calls.modeOf(file.resolve("below"))).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
     void refusesALinkAFifoADirectoryAndNothing(String which)
             throws Exception
     {
