@@ -151,7 +151,7 @@ public final class DropIns
         if (mode.isEmpty()) {
             return new Reading(joined, List.of(), Optional.empty(), Optional.empty());
         }
-        if ((mode.getAsInt() & 0170000) == 0120000) {
+        if (FileSystemCalls.isSymbolicLink(mode.getAsInt())) {
             return new Reading(joined, List.of(), Optional.empty(), Optional.of(directory + " is a link, which the agent does not follow"));
         }
         List<String> names = new ArrayList<>();

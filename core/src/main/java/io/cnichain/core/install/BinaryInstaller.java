@@ -188,7 +188,7 @@ public final class BinaryInstaller
                 continue;
             }
             try {
-                record.append(sha256(Files.readAllBytes(source))).append("  ").append(source.getFileName()).append('\n');
+                record.append(Sha256.hex(Files.readAllBytes(source))).append("  ").append(source.getFileName()).append('\n');
             }
             catch (IOException e) {
                 throw new CniChainException(ErrorCode.IO, source, "cannot be read: " + e.getMessage(), e);
@@ -206,11 +206,6 @@ public final class BinaryInstaller
         catch (IOException e) {
             throw new CniChainException(ErrorCode.IO, binDir.resolve(RECORD), "cannot be written: " + e.getMessage(), e);
         }
-    }
-
-    private static String sha256(byte[] bytes)
-    {
-        return Sha256.hex(bytes);
     }
 
     /**
@@ -276,7 +271,7 @@ public final class BinaryInstaller
                 if (!handled.add(name) || !Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                if (sha256(Files.readAllBytes(destination)).equals(entry.getValue())) {
+                if (Sha256.hex(Files.readAllBytes(destination)).equals(entry.getValue())) {
                     writer.delete(destination, binDir.resolve(name));
                     removed.add(binDir.resolve(name));
                 }

@@ -180,6 +180,12 @@ public interface FileSystemCalls
         }
     }
 
+    /** @return whether a {@code st_mode} is a symbolic link's */
+    static boolean isSymbolicLink(int mode)
+    {
+        return (mode & 0170000) == 0120000;
+    }
+
     /** Names the type bits of a {@code st_mode}. */
     static String kindOf(int mode)
     {
