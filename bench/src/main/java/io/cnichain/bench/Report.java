@@ -21,6 +21,8 @@ final class Report
         labels.put("reaction_p95_ms", "reaction: p95 (ms)");
         labels.put("reaction_p99_ms", "reaction: p99 (ms)");
         labels.put("reaction_max_ms", "reaction: largest (ms)");
+        labels.put("reaction_first_trials_median_ms", "reaction: median of the first 10 trials after start (ms)");
+        labels.put("reaction_second_half_median_ms", "reaction: median of the second half of the trials (ms)");
         labels.put("startup_ms", "start-up to first patched file: median of the run's starts (ms)");
         labels.put("startup_with_podman_ms", "start-up counted from `podman create` (ms)");
         labels.put("startup_from_jvm_ms", "start-up counted from the JVM's first thread, after runc and the launcher (ms)");

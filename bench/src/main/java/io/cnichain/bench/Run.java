@@ -155,6 +155,10 @@ final class Run
                 put(program, "reaction_p95_ms", Stats.percentile(list, 95));
                 put(program, "reaction_p99_ms", Stats.percentile(list, 99));
                 put(program, "reaction_max_ms", Stats.max(list));
+                // The JIT compiles a method once it has run a few hundred times: the first reactions after a start run
+                // mostly interpreted, as the rare reactions of a node in service do; the later ones partly compiled.
+                put(program, "reaction_first_trials_median_ms", Stats.median(list.subList(0, Math.min(FIRST_TRIALS, list.size()))));
+                put(program, "reaction_second_half_median_ms", Stats.median(list.subList(list.size() / 2, list.size())));
             });
             if (settings.only("reaction")) {
                 return;
@@ -173,6 +177,9 @@ final class Run
             }
         }
     }
+
+    /** The first trials after a start, reported apart from the rest. */
+    private static final int FIRST_TRIALS = 10;
 
     /**
      * One rewrite of each program's primary a second, the programs in turn.
