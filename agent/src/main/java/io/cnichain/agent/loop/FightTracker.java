@@ -56,7 +56,7 @@ final class FightTracker
         if (state.backoff == null && state.reverts.size() < policy.threshold()) {
             return Optional.empty();
         }
-        Duration backoff = state.backoff == null ? policy.initialBackoff() : min(state.backoff.multipliedBy(2), policy.maxBackoff());
+        Duration backoff = state.backoff == null ? policy.initialBackoff() : min(state.backoff.plus(state.backoff), policy.maxBackoff());
         state.backoff = backoff;
         state.blockedUntil = nowNanos + backoff.toNanos();
         return Optional.of(new Step(file, state.reverts.size(), backoff));

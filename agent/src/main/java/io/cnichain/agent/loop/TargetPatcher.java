@@ -8,7 +8,6 @@ import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -213,10 +212,19 @@ final class TargetPatcher
         return rewriters.contains(file) ? Optional.of(last.get() + fights.policy().quiet().toNanos()) : Optional.empty();
     }
 
-    /** Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). */
+    /**
+     * Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). Written out, not
+     * with {@code BigDecimal}: on Java 25 its static initializer computes 5^65536, about 20 ms in the interpreter,
+     * which a fight's first log line would otherwise pay. {@code Duration.multipliedBy} and {@code dividedBy} go
+     * through it too; the agent doubles and halves durations with {@code plus} and milliseconds instead.
+     */
     static String seconds(Duration duration)
     {
-        return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString();
+        long millis = duration.toMillis();
+        String sign = millis < 0 ? "-" : "";
+        long magnitude = Math.abs(millis);
+        String fraction = Long.toString(1000 + magnitude % 1000).substring(1).replaceFirst("0+$", "");
+        return sign + magnitude / 1000 + (fraction.isEmpty() ? "" : "." + fraction);
     }
 
     /**

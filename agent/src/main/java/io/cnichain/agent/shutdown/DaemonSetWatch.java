@@ -115,7 +115,7 @@ public final class DaemonSetWatch
                 catch (InterruptedException interrupted) {
                     return;
                 }
-                pause = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);
+                pause = pause.plus(pause).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.plus(pause);
             }
             catch (InterruptedException e) {
                 return;

@@ -56,7 +56,7 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, Duration
         }
         Duration wait = initialBackoff;
         for (int i = 1; i < errorsInARow && wait.compareTo(maxBackoff) < 0; i++) {
-            wait = wait.multipliedBy(2);
+            wait = wait.plus(wait);
         }
         return wait.compareTo(maxBackoff) > 0 ? maxBackoff : wait;
     }

@@ -48,4 +48,14 @@ class AgentPolicyTest
         assertThat(TargetPatcher.seconds(Duration.ofMillis(50))).isEqualTo("0.05");
         assertThat(TargetPatcher.seconds(Duration.ofMillis(1500))).isEqualTo("1.5");
     }
+
+    @Test
+    void durationsInLogLinesAreWhatBigDecimalPrintedBeforeTheyWereWrittenOut()
+    {
+        for (long millis = -3_001; millis <= 125_000; millis += 7) {
+            assertThat(TargetPatcher.seconds(Duration.ofMillis(millis)))
+                    .as("%d ms", millis)
+                    .isEqualTo(java.math.BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString());
+        }
+    }
 }

@@ -3,8 +3,8 @@ package io.cnichain.core.config;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.json.GoJsonParser;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -169,6 +169,7 @@ public final class Settings
 
     private static PluginEntry linkerdEntry()
     {
-        return new PluginEntry((ObjectNode) CniJson.parse(PluginEntry.LINKERD_DEFAULT.getBytes(StandardCharsets.UTF_8)), "built-in default (Linkerd)");
+        // Read by our own parser: Jackson's would cost the start-up BigDecimal's initialization (CniJson.toTree).
+        return new PluginEntry((ObjectNode) CniJson.toTree(GoJsonParser.parse(PluginEntry.LINKERD_DEFAULT)), "built-in default (Linkerd)");
     }
 }

@@ -26,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class CniJsonTest
 {
     private static final ObjectMapper ORACLE = CniJson.mapper();
+    private static final String PLUGIN_ENTRY_DEFAULT = io.cnichain.core.config.PluginEntry.LINKERD_DEFAULT;
 
     @ParameterizedTest
     @ValueSource(strings = {
@@ -50,6 +51,27 @@ class CniJsonTest
         assertThat(CniJson.compact(ours)).isEqualTo(ORACLE.writeValueAsString(oracle));
         assertThat(new String(CniJson.write(ours), StandardCharsets.UTF_8))
                 .isEqualTo(ORACLE.writer(CniJson.jqStylePrinter()).writeValueAsString(oracle) + "\n");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "{\"cniVersion\": \"1.0.0\", \"name\": \"k8s-pod-network\", \"plugins\": [{\"type\": \"calico\", \"mtu\": 1440}]}",
+            "{\"a\": 1.50, \"b\": 1e3, \"c\": -0.0, \"d\": 12345678901234, \"e\": 123456789012345678901234567890, \"f\": 1E-7}",
+            "[0, -0, 2147483647, 2147483648, -2147483648, -2147483649, 9223372036854775807, 9223372036854775808, -9223372036854775808, -9223372036854775809, 1000000000000000000]",
+            "{\"nested\": {\"list\": [[], {}, [1, [2, [3]]], null, true, false]}, \"empty\": \"\"}",
+            "{\"unicode\": \"caf\\u00e9 \\ud83d\\ude00 \\\"quoted\\\" back\\\\slash \\t tab\", \"\\u00e9t\\u00e9\": \"key\"}",
+            "{\"dup\": 1, \"other\": 2, \"dup\": 3}",
+            "[1, 2.0, \"three\"]",
+            "null",
+            "  {\"spaces\" :\n\t[ 1 ,2 ]  }  \n",
+            PLUGIN_ENTRY_DEFAULT,
+    })
+    void treeOfWhatOurParserReadIsTheTreeJacksonReads(String json)
+    {
+        JsonNode ours = CniJson.toTree(GoJsonParser.parse(json));
+        JsonNode jackson = CniJson.parse(json.getBytes(StandardCharsets.UTF_8));
+        assertThat(ours).isEqualTo(jackson);
+        assertSameTypes(ours, jackson);
     }
 
     @Test
