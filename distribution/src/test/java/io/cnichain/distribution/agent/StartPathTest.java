@@ -49,4 +49,24 @@ class StartPathTest
                     + ": " + fromJars).isLessThanOrEqualTo((fromArchive.size() + fromJars.size()) / 10);
         }
     }
+
+    /**
+     * Java 25's {@code BigDecimal} computes 5^65536 in its static initializer: about 20 ms of an interpreted start, on
+     * the main thread (Jackson's first parser is enough to trigger it). Nothing on the way to the first patch, nor in
+     * the reactions after it, may initialize the class.
+     */
+    @Test
+    void noBigDecimalOnTheWayToTheFirstPatchNorInAReaction(TestNode node)
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try (AgentProcess agent = AgentProcess.launch(node, List.of(), List.of(), Map.of("CNI_CHAIN_JAVA_OPTS", "-Xlog:class+init=info:stdout"))) {
+            agent.awaitLog("Created CNI config /etc/cni/net.d/10-calico.conflist", Duration.ofSeconds(20));
+            // A primary's rewrite: the reaction, its log line included.
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            agent.awaitCount("Created CNI config /etc/cni/net.d/10-calico.conflist", 2);
+            String log = agent.log();
+            assertThat(log).as("the class-initialization log is in the agent's output").contains("Initializing 'io/cnichain/cli/CniChainCli'");
+            assertThat(log.lines().filter(line -> line.contains("Initializing 'java/math/BigDecimal'")).toList()).isEmpty();
+        }
+    }
 }
