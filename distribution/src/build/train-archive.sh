@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes lib/cni-chain.jsa for a distribution directory: the classes the agent loads, parsed, verified and linked ahead
 # of time, which the launcher hands to the JVM (-XX:SharedArchiveFile). With Java 25 and later it is an AOT cache
-# (JEP 483/514/515: classes loaded and linked, method profiles), made with -XX:AOTCacheOutput; before, a dynamic
+# (JEP 483/514: classes loaded and linked), made with -XX:AOTCacheOutput; before, a dynamic
 # AppCDS archive made with -XX:ArchiveClassesAtExit, on top of the JDK's own archive. Either way the training is a
 # real run of the agent on a temp node: start, patch a primary's file, re-patch it after three rewrites, answer
 # /healthz, /readyz and /metrics, then SIGTERM and the uninstall that follows.
@@ -50,7 +50,10 @@ feature=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$(outside "$java_home")/r
 rm -f "$(outside "$archive")"
 static=
 if [ "$feature" -ge 25 ]; then
-    record="-XX:AOTCacheOutput=$archive"
+    # Without the training's method profiles and compilation records (JEP 515): they serve the JIT tiers that profile,
+    # and the launcher runs C1 alone (-XX:TieredStopAtLevel=1), which compiles without them; mapped at every start
+    # and never read, they were 0.5 MiB of the agent's resident memory.
+    record="-XX:AOTCacheOutput=$archive -XX:+UnlockDiagnosticVMOptions -XX:-AOTRecordTraining"
 elif [ -n "$root" ]; then
     static=1
     record="-XX:DumpLoadedClassList=/tmp/cni-chain-training/classes.lst"
