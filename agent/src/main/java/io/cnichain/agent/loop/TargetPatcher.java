@@ -214,9 +214,9 @@ final class TargetPatcher
 
     /**
      * Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). Written out, not
-     * with {@code BigDecimal}: on Java 25 its static initializer computes 5^65536, about 20 ms in the interpreter,
-     * which a fight's first log line would otherwise pay. {@code Duration.multipliedBy} and {@code dividedBy} go
-     * through it too; the agent doubles and halves durations with {@code plus} and milliseconds instead.
+     * with {@code BigDecimal}, whose initialization costs Java 25 about 20 ms ({@code CniJson.toTree(JsonValue)} says
+     * why); for the same reason the agent doubles and halves durations with {@code plus} and milliseconds, not
+     * {@code Duration.multipliedBy} and {@code dividedBy}.
      */
     static String seconds(Duration duration)
     {

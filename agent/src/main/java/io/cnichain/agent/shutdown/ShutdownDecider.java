@@ -74,7 +74,7 @@ public final class ShutdownDecider
     /** The agent's: half its shutdown timeout, at most {@link #MAX_BUDGET}, for the calls. */
     public static ShutdownDecider fromConfig(AgentConfig config)
     {
-        // Not Duration.dividedBy, which goes through BigDecimal (TargetPatcher.seconds says why that matters).
+        // Not Duration.dividedBy, which goes through BigDecimal (CniJson.toTree says why that matters).
         Duration half = Duration.ofMillis(config.run().shutdownTimeout().toMillis() / 2);
         return new ShutdownDecider(config.run().cleanupOnShutdown(), config.run().pod(), config.apiServer(),
                 half.compareTo(MAX_BUDGET) < 0 ? half : MAX_BUDGET);

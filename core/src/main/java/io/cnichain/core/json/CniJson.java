@@ -223,9 +223,12 @@ public final class CniJson
         if (text.indexOf('.') >= 0 || text.indexOf('e') >= 0 || text.indexOf('E') >= 0) {
             return NODES.numberNode(new BigDecimal(text));
         }
-        BigInteger exact = text.length() < 19 ? null : new BigInteger(text);
-        if (exact != null && exact.bitLength() >= Long.SIZE) {
-            return NODES.numberNode(exact);
+        if (text.length() >= 19) {
+            // Nineteen characters or more may not fit in a long.
+            BigInteger big = new BigInteger(text);
+            if (big.bitLength() >= Long.SIZE) {
+                return NODES.numberNode(big);
+            }
         }
         long number = Long.parseLong(text);
         return number == (int) number ? NODES.numberNode((int) number) : NODES.numberNode(number);
