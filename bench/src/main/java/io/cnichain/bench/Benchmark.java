@@ -33,17 +33,20 @@ public final class Benchmark
             throw new IllegalStateException(settings.dist() + "/bin/cni-chain not found: run `mvn -q -DskipTests package` first");
         }
         Machine machine = Machine.describe();
-        Program floor = HostProgram.floor(settings.dist(), settings.javaHome(), benchJar);
+        Program floor = HostProgram.floor(settings.dist(), settings.javaHome(), benchJar, settings.jvmOptions());
         Program agent = settings.image().isPresent()
                 ? ImageProgram.load(settings.image().get())
-                : HostProgram.agent(settings.dist(), settings.javaHome());
+                : HostProgram.agent(settings.dist(), settings.javaHome(), settings.jvmOptions());
         List<Program> programs = List.of(agent, floor);
         // Start-up only: what linking the kernel's calls costs a program that does nothing else (FFM: Java 22 and later).
         List<Program> startupOnly = JavaRuntime.feature(settings.javaHome()) >= 22
                 && Benchmark.class.getResource("FloorWithKernelCalls.class") != null && settings.image().isEmpty()
-                ? List.of(HostProgram.floorWithKernelCalls(settings.dist(), settings.javaHome(), benchJar)) : List.of();
+                ? List.of(HostProgram.floorWithKernelCalls(settings.dist(), settings.javaHome(), benchJar, settings.jvmOptions())) : List.of();
         System.out.printf("cni-chain benchmark: %s%n  java %s (%s)%n  launcher's JVM options: %s%n", machine.summary(), JavaRuntime.version(settings.javaHome()),
                 settings.javaHome(), String.join(" ", HostProgram.launcherOptions(settings.dist(), settings.javaHome())));
+        if (!settings.jvmOptions().isEmpty()) {
+            System.out.printf("  and, for the agent and the floor alike (--jvm-option): %s%n", String.join(" ", settings.jvmOptions()));
+        }
         programs.forEach(p -> System.out.printf("  %s: %s%n", p.name(), p.description()));
         startupOnly.forEach(p -> System.out.printf("  %s (start-ups only): %s%n", p.name(), p.description()));
         System.out.printf("  %d run(s); each: %d start-ups, %d reaction trials, %d s idle, a storm of %d files, conf dirs of 10 and %d entries (%d trials)%n",
@@ -75,6 +78,7 @@ public final class Benchmark
         context.put("loadAverageAtEnd", Machine.loadAverage());
         context.put("java", JavaRuntime.version(settings.javaHome()));
         context.put("launcherOptions", String.join(" ", HostProgram.launcherOptions(settings.dist(), settings.javaHome())));
+        context.put("extraJvmOptions", String.join(" ", settings.jvmOptions()));
         context.put("settings", settings.toString());
         programs.forEach(p -> context.put(p.name(), p.description()));
         startupOnly.forEach(p -> context.put(p.name(), p.description()));

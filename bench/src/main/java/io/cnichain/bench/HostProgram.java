@@ -24,41 +24,47 @@ final class HostProgram
     private final List<String> command;
     private final boolean agent;
     private final Path javaHome;
+    /** The agent's JVM options beyond the launcher's (CNI_CHAIN_JAVA_OPTS); a floor has them in its command. */
+    private final List<String> agentJvmOptions;
 
-    private HostProgram(String name, List<String> command, boolean agent, Path javaHome)
+    private HostProgram(String name, List<String> command, boolean agent, Path javaHome, List<String> agentJvmOptions)
     {
         this.name = name;
         this.command = List.copyOf(command);
         this.agent = agent;
         this.javaHome = javaHome;
+        this.agentJvmOptions = List.copyOf(agentJvmOptions);
     }
 
-    static HostProgram agent(Path dist, Path javaHome)
+    /** @param jvmOptions options added to the launcher's (through CNI_CHAIN_JAVA_OPTS, which it puts after its own) */
+    static HostProgram agent(Path dist, Path javaHome, List<String> jvmOptions)
     {
-        return new HostProgram("cni-chain", List.of(dist.resolve("bin/cni-chain").toString(), "run"), true, javaHome);
+        return new HostProgram("cni-chain", List.of(dist.resolve("bin/cni-chain").toString(), "run"), true, javaHome, jvmOptions);
     }
 
-    static HostProgram floor(Path dist, Path javaHome, Path benchJar)
+    /** @param jvmOptions options added after the launcher's, as the agent gets them */
+    static HostProgram floor(Path dist, Path javaHome, Path benchJar, List<String> jvmOptions)
             throws IOException, InterruptedException
     {
-        return floor("floor", Floor.class.getName(), dist, javaHome, benchJar);
+        return floor("floor", Floor.class.getName(), dist, javaHome, benchJar, jvmOptions);
     }
 
     /** The floor that first links the kernel's calls as the agent does ({@code FloorWithKernelCalls}, Java 22 and later). */
-    static HostProgram floorWithKernelCalls(Path dist, Path javaHome, Path benchJar)
+    static HostProgram floorWithKernelCalls(Path dist, Path javaHome, Path benchJar, List<String> jvmOptions)
             throws IOException, InterruptedException
     {
-        return floor("floor+kernel-calls", "io.cnichain.bench.FloorWithKernelCalls", dist, javaHome, benchJar);
+        return floor("floor+kernel-calls", "io.cnichain.bench.FloorWithKernelCalls", dist, javaHome, benchJar, jvmOptions);
     }
 
-    private static HostProgram floor(String name, String mainClass, Path dist, Path javaHome, Path benchJar)
+    private static HostProgram floor(String name, String mainClass, Path dist, Path javaHome, Path benchJar, List<String> jvmOptions)
             throws IOException, InterruptedException
     {
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin/java").toString());
         command.addAll(launcherOptions(dist, javaHome));
+        command.addAll(jvmOptions);
         command.addAll(List.of("-cp", benchJar.toString(), mainClass));
-        return new HostProgram(name, command, false, javaHome);
+        return new HostProgram(name, command, false, javaHome, List.of());
     }
 
     /**
@@ -92,12 +98,15 @@ final class HostProgram
      * The launcher's JVM command line up to the main class, with {@code -Xlog:startuptime -version} in place of the
      * agent: the JVM's own creation, with the agent's class-data archive or (without it) the JDK's default one.
      */
-    static List<String> vmCreationCommand(Path dist, Path javaHome, boolean withArchive)
+    static List<String> vmCreationCommand(Path dist, Path javaHome, boolean withArchive, List<String> jvmOptions)
             throws IOException, InterruptedException
     {
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin/java").toString());
         for (String arg : launcherArguments(dist, javaHome)) {
+            if (arg.equals("-cp")) {
+                command.addAll(jvmOptions);
+            }
             if (arg.startsWith("io.cnichain.")) {
                 break;
             }
@@ -148,7 +157,8 @@ final class HostProgram
     @Override
     public String description()
     {
-        return String.join(" ", command) + (agent ? " --host-root NODE --service-account-dir SA --health-port PORT" : " CONF_DIR")
+        String environment = agentJvmOptions.isEmpty() ? "" : "CNI_CHAIN_JAVA_OPTS='" + String.join(" ", agentJvmOptions) + "' ";
+        return environment + String.join(" ", command) + (agent ? " --host-root NODE --service-account-dir SA --health-port PORT" : " CONF_DIR")
                 + " (JAVA_HOME=" + javaHome + ")";
     }
 
@@ -175,6 +185,9 @@ final class HostProgram
         }
         ProcessBuilder builder = new ProcessBuilder(args).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
+        if (!agentJvmOptions.isEmpty()) {
+            builder.environment().put("CNI_CHAIN_JAVA_OPTS", String.join(" ", agentJvmOptions));
+        }
         builder.environment().putAll(Map.of("JAVA_HOME", javaHome.toString(), "CONTAINER_CNI_BIN_DIR", node.image.toString(),
                 "KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443"));
         Process process = builder.start();

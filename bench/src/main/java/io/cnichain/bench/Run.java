@@ -114,8 +114,8 @@ final class Run
         List<Double> withArchive = new ArrayList<>();
         List<Double> withDefault = new ArrayList<>();
         for (int i = 0; i < settings.starts(); i++) {
-            withArchive.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), true)));
-            withDefault.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), false)));
+            withArchive.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), true, settings.jvmOptions())));
+            withDefault.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), false, settings.jvmOptions())));
         }
         put(programs.get(0), "vm_creation_ms", Stats.median(withArchive));
         put(programs.get(1), "vm_creation_ms", Stats.median(withDefault));

@@ -1,6 +1,8 @@
 package io.cnichain.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -18,9 +20,10 @@ import java.util.Optional;
  * @param scaleTrials  reaction trials on each scale node
  * @param results      the result file (JSON)
  * @param only         "reaction", "startup", "periodic" or "scale": only those trials, no targets (to try a change); empty for everything
+ * @param jvmOptions   JVM options added to the launcher's, for the agent and the floor alike (to try one)
  */
 record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
-                int scaleEntries, int scaleTrials, Path results, Optional<String> only)
+                int scaleEntries, int scaleTrials, Path results, Optional<String> only, List<String> jvmOptions)
 {
     boolean only(String part)
     {
@@ -44,6 +47,8 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
               --only startup    only the start-ups (no reaction, idle, storm, scale or targets)
               --only periodic   only the periodic check's cost (the agent with periodicCheckSeconds: 1, for --idle seconds)
               --only scale      only the link-chain nodes of 10 and --scale entries (first pass and reaction on each)
+              --jvm-option OPT  one JVM option more, for the agent (CNI_CHAIN_JAVA_OPTS) and the floor alike; repeat for
+                                more: to try an option before the launcher gets it (not with --image)
               --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
             """;
 
@@ -55,6 +60,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         int runs = 3, starts = 10, trials = 100, idle = 60, storm = 10_000, scale = 5000, scaleTrials = 50;
         Path out = null;
         Optional<String> only = Optional.empty();
+        List<String> jvmOptions = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -69,6 +75,12 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                 case "--scale" -> scale = Integer.parseInt(value);
                 case "--scale-trials" -> scaleTrials = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
+                case "--jvm-option" -> {
+                    if (value == null || !value.startsWith("-") || value.chars().anyMatch(Character::isWhitespace)) {
+                        throw new IllegalArgumentException("--jvm-option takes one JVM option without blanks, such as -XX:CompileThresholdScaling=0.5\n" + USAGE);
+                    }
+                    jvmOptions.add(value);
+                }
                 case "--only" -> {
                     if (!java.util.List.of("reaction", "startup", "periodic", "scale").contains(value)) {
                         throw new IllegalArgumentException("--only takes reaction, startup, periodic or scale\n" + USAGE);
@@ -87,9 +99,12 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
             }
             i++;
         }
+        if (image.isPresent() && !jvmOptions.isEmpty()) {
+            throw new IllegalArgumentException("--jvm-option is for the launcher on this host, not --image: the image's JVM options are its own\n" + USAGE);
+        }
         if (out == null) {
             out = Path.of("bench/results", java.time.LocalDate.now() + "-jdk" + JavaRuntime.feature(javaHome) + (image.isPresent() ? "-image" : "") + ".json");
         }
-        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, only);
+        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, only, List.copyOf(jvmOptions));
     }
 }
