@@ -4,11 +4,14 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.PodVolumeFiles;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.composer.Composer;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -61,7 +64,7 @@ final class YamlDocument
         options.setMaxAliasesForCollections(20);
         Object loaded;
         try {
-            loaded = new Yaml(new SafeConstructor(options)).load(new String(bytes, StandardCharsets.UTF_8));
+            loaded = load(new String(bytes, StandardCharsets.UTF_8), options);
         }
         catch (MarkedYAMLException e) {
             // The problem and where it is ("found duplicate key logLevel", line 3), not the construct it was found in.
@@ -83,6 +86,21 @@ final class YamlDocument
         }
         rejectCycles(file, loaded, "", java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
         return new YamlDocument(new YamlValue(file, "", loaded), ConfigDigest.of(bytes));
+    }
+
+    /**
+     * What {@code new Yaml(new SafeConstructor(options)).load(text)} does, without the {@code Yaml} facade: the facade
+     * also builds a representer for dumping (its classes, its property introspection and {@code java.beans}), about 40
+     * classes the agent never uses, which the AOT cache would otherwise load at every start.
+     */
+    private static Object load(String text, LoaderOptions options)
+    {
+        SafeConstructor constructor = new SafeConstructor(options);
+        constructor.setAllowDuplicateKeys(options.isAllowDuplicateKeys());
+        constructor.setWarnOnDuplicateKeys(options.isWarnOnDuplicateKeys());
+        constructor.setWrappedToRootException(options.isWrappedToRootException());
+        constructor.setComposer(new Composer(new ParserImpl(new StreamReader(text), options), new Resolver(), options));
+        return constructor.getSingleData(Object.class);
     }
 
     /**

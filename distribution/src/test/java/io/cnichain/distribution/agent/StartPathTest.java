@@ -69,4 +69,24 @@ class StartPathTest
             assertThat(log.lines().filter(line -> line.contains("Initializing 'java/math/BigDecimal'")).toList()).isEmpty();
         }
     }
+
+    /**
+     * The configuration file is read by snakeyaml's loader alone, not through its {@code Yaml} facade, which also builds
+     * a dumper the agent never uses (representers, property introspection, {@code java.beans}). The AOT cache loads
+     * every class it holds at every start, so the class-loading log of a run with the file, as every manifest runs the
+     * agent, must name none of them: neither from the cache nor from the jars.
+     */
+    @Test
+    void theConfigurationFileIsReadWithoutSnakeYamlsDumper(TestNode node)
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        List<String> config = List.of("--config", AgentProcess.HOME.resolve("conf/cni-chain.yaml").toString());
+        try (AgentProcess agent = AgentProcess.launch(node, List.of(), config, Map.of("CNI_CHAIN_JAVA_OPTS", "-Xlog:class+load=info:stdout"))) {
+            agent.awaitLog("Created CNI config /etc/cni/net.d/10-calico.conflist", Duration.ofSeconds(20));
+            String log = agent.log();
+            assertThat(log).as("the configuration file was parsed").contains("org.yaml.snakeyaml.composer.Composer source:");
+            assertThat(log.lines().filter(line -> line.contains(" org.yaml.snakeyaml.representer.") || line.contains(" java.beans.")).toList())
+                    .as("the dumper's classes").isEmpty();
+        }
+    }
 }
