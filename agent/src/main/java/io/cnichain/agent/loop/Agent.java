@@ -109,7 +109,12 @@ public final class Agent
         Optional<WatchService> watchService = newWatchService();
         SignalHandler handler = this::onSignal;
         for (String signal : SIGNALS) {
-            Signal.handle(new Signal(signal), handler);
+            // A signal ignored by whoever started the JVM (nohup, a shell's background job) stays ignored: the JVM
+            // installs no handler for it, and says so by returning SIG_IGN.
+            if (Signal.handle(new Signal(signal), handler) == SignalHandler.SIG_IGN) {
+                log.warn("SIG{} was ignored by what started the agent (nohup, or a shell's background job), and stays ignored: it will not"
+                        + " stop the agent", signal);
+            }
         }
         ShutdownDecision decision;
         try {

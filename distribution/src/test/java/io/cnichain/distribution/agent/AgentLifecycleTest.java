@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
@@ -60,6 +61,27 @@ class AgentLifecycleTest
         assertThat(node.read("15-broken.conflist")).isEqualTo("{\"name\": \"half\", \"plugins\": [");
         assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).doesNotExist();
         assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+    }
+
+    /**
+     * A JVM leaves a stop signal that whoever started it ignored (nohup, a shell's background job) ignored, whatever
+     * handler the agent asks for: the agent says so at start, and goes on without it.
+     */
+    @Test
+    void aStopSignalIgnoredByWhatStartedTheAgentIsSaidAndStaysIgnored(TestNode node)
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (AgentProcess agent = AgentProcess.launch(node, List.of("env", "--ignore-signal=HUP"), List.of())) {
+            agent.awaitLog("Watching /etc/cni/net.d", Duration.ofSeconds(20));
+            awaitPatched(agent, file);
+            assertThat(agent.log()).contains("SIGHUP was ignored by what started the agent (nohup, or a shell's background job), and stays ignored")
+                    .doesNotContain("SIGTERM was ignored").doesNotContain("SIGINT was ignored");
+            assertThat(agent.signal("HUP")).isZero();
+            assertThat(agent.signal("TERM")).isZero();
+            assertThat(agent.exitCode(Duration.ofSeconds(20))).as(agent.log()).isZero();
+            assertThat(agent.log()).doesNotContain("SIGHUP received").contains("SIGTERM received; stopping watches");
+        }
+        assertThat(PluginList.patched(file)).isFalse();
     }
 
     @Test

@@ -27,6 +27,7 @@ final class AgentProcess
         implements AutoCloseable
 {
     static final Path HOME = Path.of(System.getProperty("cnichain.distribution", "target/cni-chain"));
+    static final List<String> STOP_SIGNALS = List.of("HUP", "INT", "TERM");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
@@ -64,7 +65,10 @@ final class AgentProcess
         try {
             int port = freePort();
             Path log = Files.createTempFile(node.root(), "agent-", ".log");
-            List<String> command = new ArrayList<>(prefix);
+            // The stop signals at their default disposition, as a container's process starts: one inherited ignored
+            // (nohup, a non-interactive shell's background job) stays ignored in a JVM, and the agent never hears it.
+            List<String> command = new ArrayList<>(List.of("env", "--default-signal=" + String.join(",", STOP_SIGNALS)));
+            command.addAll(prefix);
             command.addAll(List.of(HOME.resolve("bin/cni-chain").toString(), "run"));
             command.addAll(node.flags());
             command.addAll(List.of("--health-port", String.valueOf(port)));
