@@ -115,7 +115,8 @@ public final class DaemonSetWatch
                 catch (InterruptedException interrupted) {
                     return;
                 }
-                pause = pause.plus(pause).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.plus(pause);
+                Duration doubled = pause.plus(pause);
+                pause = doubled.compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : doubled;
             }
             catch (InterruptedException e) {
                 return;
