@@ -16,11 +16,13 @@ import java.util.Set;
  * away.
  *
  * <p><b>Calls.</b> Adapters must be stateless and thread-safe, must not block, sleep or start threads, and must
- * return quickly: the core calls them on every reconcile, each call with a time limit (5 s). An adapter that throws
- * anything but an {@link AdapterException}, returns {@code null}, or does not return within the limit is disabled and
- * reported once, and the agent goes on with the other adapters. Throw {@link AdapterException} for a problem the
- * adapter understood: an unusable setting ({@link AdapterException.Code#INVALID_SETTING}, reported as a configuration
- * error), a file that does not resolve, and so on; it does not disable the adapter.
+ * return quickly: the core calls them on every reconcile. An adapter from a plugin jar or elsewhere on the class path is
+ * called on a thread of the core's, each call with a time limit (5 s); the agent's built-in adapters are called on its
+ * reconcile thread. An adapter that throws anything but an {@link AdapterException}, returns {@code null}, or does not
+ * return within the limit is disabled and reported once, and the agent goes on with the other adapters. Throw
+ * {@link AdapterException} for a problem the adapter understood: an unusable setting
+ * ({@link AdapterException.Code#INVALID_SETTING}, reported as a configuration error), a file that does not resolve, and
+ * so on; it does not disable the adapter.
  *
  * <p><b>Finding adapters.</b> List the implementation class in
  * {@code META-INF/services/io.cnichain.spi.CniPlatformAdapter}; it needs a public constructor without arguments. The

@@ -74,6 +74,30 @@ public final class AdapterCalls
     }
 
     /**
+     * Runs core code that calls adapters on the calling thread, for adapters built into the agent: their code is the
+     * agent's own, reads the node only through the core's bounded calls, and a hang in it would be the agent's bug, which
+     * {@code /healthz} reports as a stuck pass. The calls inside are not timed; one that throws is reported to its caller
+     * as from {@link #call}, so a built-in adapter that throws is still disabled. What it saves is the hand-over to an
+     * adapter-call thread and back, a few hundred microseconds of every pass (docs/performance.md).
+     *
+     * @param body the decision; what it throws reaches the caller unchanged
+     * @return what it returned
+     */
+    public static <T> T onCallingThread(Supplier<T> body)
+    {
+        if (BATCH.get() != null) {
+            return body.get();
+        }
+        BATCH.set(new Batch());
+        try {
+            return body.get();
+        }
+        finally {
+            BATCH.remove();
+        }
+    }
+
+    /**
      * @param call        the adapter code
      * @param limit       how long it may take
      * @param classLoader the adapter's class loader, set as the thread's context class loader during the call

@@ -38,6 +38,7 @@ public final class AdapterRegistry
 
     private final Map<String, LoadedAdapter> adapters;
     private final List<String> problems;
+    private final boolean onlyBuiltIn;
 
     /**
      * @param adapters the adapters, each name once (each is put behind a {@link GuardedAdapter} if it is not yet)
@@ -68,6 +69,11 @@ public final class AdapterRegistry
         }
         this.adapters = byName;
         this.problems = List.copyOf(problems);
+        boolean builtIn = true;
+        for (LoadedAdapter adapter : byName.values()) {
+            builtIn &= adapter.origin() == LoadedAdapter.Origin.BUILT_IN;
+        }
+        this.onlyBuiltIn = builtIn;
     }
 
     /**
@@ -217,6 +223,12 @@ public final class AdapterRegistry
         catch (Exception e) {
             return url.toString();
         }
+    }
+
+    /** @return whether every adapter is one of the agent's own ({@link LoadedAdapter.Origin#BUILT_IN}): none from a plugin jar or elsewhere on the class path */
+    public boolean onlyBuiltIn()
+    {
+        return onlyBuiltIn;
     }
 
     public List<LoadedAdapter> all()

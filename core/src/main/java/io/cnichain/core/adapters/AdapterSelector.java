@@ -85,6 +85,10 @@ public final class AdapterSelector
      */
     Selection select(NodeView view, NodeSnapshot node, AdapterChoice choice)
     {
+        if (registry.onlyBuiltIn()) {
+            // Only the agent's own adapters: no code to guard the loop from, and no hand-over to pay for.
+            return AdapterCalls.onCallingThread(() -> decide(view, node, choice));
+        }
         // Every adapter call of the decision on one adapter-call thread: one hand-over per pass, not one per call.
         return AdapterCalls.batch(() -> decide(view, node, choice));
     }

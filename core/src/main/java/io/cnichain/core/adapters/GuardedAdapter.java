@@ -26,7 +26,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Stands between the core and one adapter, built-in or from a plugin jar, so that no adapter can take the
- * agent down: every call runs with a time limit; an adapter that throws anything but an
+ * agent down: every call runs with a time limit (on an adapter-call thread, {@link AdapterCalls}; the built-in adapters
+ * alone run on the caller's thread, untimed, {@link AdapterCalls#onCallingThread}); an adapter that throws anything but an
  * {@link AdapterException}, returns {@code null} or does not return in time is disabled, reported once (one
  * log line naming the adapter, where it came from and why), and from then on every call fails at once with an
  * {@link AdapterException}, which the selector and the engine already treat as that adapter's failure.

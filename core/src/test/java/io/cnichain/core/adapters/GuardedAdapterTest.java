@@ -30,7 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The containment every adapter, built-in or plugin, sits behind. */
+/**
+ * The containment every adapter sits behind: a time limit for each call of an adapter from a plugin jar or elsewhere on
+ * the class path, and for the agent's own (built-in) adapters everything but the thread and its time limit.
+ */
 class GuardedAdapterTest
 {
     static final Duration LIMIT = Duration.ofMillis(300);
@@ -305,11 +308,74 @@ class GuardedAdapterTest
         assertThat(fine.calls).as("detected once, by the decision made again; never by the abandoned one").hasValue(1);
     }
 
+    @Test
+    void onlyTheAgentsOwnAdaptersDecideOnTheCallingThreadEachCallUnderItsAdaptersClassLoader()
+    {
+        ClassLoader own = new ClassLoader(getClass().getClassLoader()) {};
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        List<ClassLoader> loaders = new CopyOnWriteArrayList<>();
+        Runnable record = () -> {
+            threads.add(Thread.currentThread());
+            loaders.add(Thread.currentThread().getContextClassLoader());
+        };
+        AdapterRegistry registry = registryOf(LoadedAdapter.Origin.BUILT_IN, new Scripted("first", record), new Scripted("second", record));
+        Thread.currentThread().setContextClassLoader(own);
+        try {
+            new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
+            assertThat(Thread.currentThread().getContextClassLoader()).as("put back after each call").isSameAs(own);
+        }
+        finally {
+            Thread.currentThread().setContextClassLoader(getClass().getClassLoader());
+        }
+
+        assertThat(registry.onlyBuiltIn()).isTrue();
+        assertThat(threads).hasSize(2).containsOnly(Thread.currentThread());
+        assertThat(loaders).containsOnly(Scripted.class.getClassLoader());
+    }
+
+    @Test
+    void aBuiltInAdapterThatThrowsIsStillDisabledAndTheOthersGoOn()
+    {
+        Scripted broken = new Scripted("broken", () -> {
+            throw new IllegalStateException("a bug of ours");
+        });
+        Scripted fine = new Scripted("fine", () -> {});
+        AdapterRegistry registry = registryOf(LoadedAdapter.Origin.BUILT_IN, broken, fine);
+
+        AdapterSelector.Selection selection = new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
+
+        assertThat(selection.chosen().name()).isEqualTo("fine");
+        assertThat(registry.find("broken").orElseThrow().state()).isEqualTo("disabled");
+        assertThat(broken.calls).as("asked once, then disabled").hasValue(1);
+    }
+
+    @Test
+    void oneAdapterFromOutsideTheAgentSendsTheWholeDecisionToTheGuardedThread()
+    {
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        Runnable record = () -> threads.add(Thread.currentThread());
+        Scripted builtIn = new Scripted("built-in", record);
+        Scripted outside = new Scripted("outside", record);
+        AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(builtIn, "1", LoadedAdapter.Origin.BUILT_IN, "built-in"),
+                new LoadedAdapter(outside, "1", LoadedAdapter.Origin.PLUGIN, "/plugins/outside.jar", Optional.of("outside"))), List.of(), LIMIT);
+
+        new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
+
+        assertThat(registry.onlyBuiltIn()).isFalse();
+        assertThat(threads).hasSize(2).doesNotContain(Thread.currentThread());
+        assertThat(threads.get(0)).isSameAs(threads.get(1));
+    }
+
     /** The adapters, in this order, as if each came from a jar of its own on the class path. */
     private static AdapterRegistry registryOf(Scripted... adapters)
     {
+        return registryOf(LoadedAdapter.Origin.CLASSPATH, adapters);
+    }
+
+    private static AdapterRegistry registryOf(LoadedAdapter.Origin origin, Scripted... adapters)
+    {
         return new AdapterRegistry(Arrays.stream(adapters)
-                .map(adapter -> new LoadedAdapter(adapter, "1", LoadedAdapter.Origin.CLASSPATH, "/x/" + adapter.name() + ".jar")).toList(), List.of(), LIMIT);
+                .map(adapter -> new LoadedAdapter(adapter, "1", origin, "/x/" + adapter.name() + ".jar")).toList(), List.of(), LIMIT);
     }
 
     /** A node view that says when the selector itself (not an adapter, which sees a read-only copy) asks for the effective file. */
