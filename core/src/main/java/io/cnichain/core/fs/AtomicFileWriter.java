@@ -2,6 +2,7 @@ package io.cnichain.core.fs;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -132,14 +133,19 @@ public final class AtomicFileWriter
                 }
                 PosixFileAttributeView view = directory.view(tempName);
                 view.setPermissions(permissions);
-                Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : Optional.of(existing.get().owner());
-                Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : Optional.of(existing.get().group());
-                if (owner.isPresent() || group.isPresent()) {
-                    KeptAttributes.setOwner(view, owner, group);
+                Optional<FileSystemCalls.Status> replaced = existing.isPresent() ? directory.status(name) : Optional.empty();
+                boolean ownerKept = mode.owner().isEmpty() && mode.group().isEmpty() && replaced.isPresent()
+                        && KeptAttributes.sameOwner(replaced.get(), directory.status(tempName));
+                if (!ownerKept) {
+                    Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : Optional.of(existing.get().owner());
+                    Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : Optional.of(existing.get().group());
+                    if (owner.isPresent() || group.isPresent()) {
+                        KeptAttributes.setOwner(view, owner, group);
+                    }
                 }
                 if (existing.isPresent() && !mode.exact()) {
                     // After the owner: a change of owner clears the set-id bits.
-                    KeptAttributes.carryOver(directory, name, tempName, absolute, temp, reportedPath);
+                    KeptAttributes.carryOver(directory, name, tempName, absolute, temp, reportedPath, replaced);
                 }
                 beforeRename.run(temp, absolute);
                 if (expected.isPresent()) {

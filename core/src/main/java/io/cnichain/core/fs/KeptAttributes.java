@@ -23,13 +23,15 @@ final class KeptAttributes
 
     /**
      * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits
-     * (by path: Java has no other way), then the extended attributes (the POSIX ACL, {@code security.*},
+     * (read by number in the held directory when the kernel's calls hold it, else by path; set by path: Java has no other
+     * way), then the extended attributes (the POSIX ACL, {@code security.*},
      * {@code trusted.*}, {@code user.*}), in the held directory. What cannot be kept, a hard link among it, is said.
      */
-    static void carryOver(WriteDirectory directory, String name, String tempName, Path target, Path temp, Path reportedPath)
+    static void carryOver(WriteDirectory directory, String name, String tempName, Path target, Path temp, Path reportedPath,
+            Optional<FileSystemCalls.Status> replaced)
             throws IOException
     {
-        int mode = (Integer) Files.getAttribute(target, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        int mode = replaced.isPresent() ? replaced.get().mode() : (Integer) Files.getAttribute(target, "unix:mode", LinkOption.NOFOLLOW_LINKS);
         if ((mode & 07000) != 0) {
             Files.setAttribute(temp, "unix:mode", mode & 07777);
         }
@@ -38,11 +40,20 @@ final class KeptAttributes
             LOG.warn("{}: the new version lacks extended attributes the old one had: {}; kept: {}", reportedPath,
                     String.join(", ", copied.notKept()), copied.kept().isEmpty() ? "none" : String.join(", ", copied.kept()));
         }
-        int links = (Integer) Files.getAttribute(target, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        int links = replaced.isPresent() ? replaced.get().links() : (Integer) Files.getAttribute(target, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
         if (links > 1) {
             LOG.warn("{}: has {} hard links; the new version replaces this name only, the other {} still hold the old bytes (a write"
                     + " a reader can never see half of is a rename, and a rename makes a new file)", reportedPath, links, links - 1);
         }
+    }
+
+    /**
+     * Whether the new file already has the owner and group of the one it replaces, by number: as a rule it has (the
+     * agent's own, root's), and then neither is looked up by name.
+     */
+    static boolean sameOwner(FileSystemCalls.Status replaced, Optional<FileSystemCalls.Status> created)
+    {
+        return created.isPresent() && replaced.uid() == created.get().uid() && replaced.gid() == created.get().gid();
     }
 
     static void setOwner(PosixFileAttributeView view, Optional<UserPrincipal> owner, Optional<GroupPrincipal> group)

@@ -95,6 +95,13 @@ abstract class WriteDirectory
     /** @return the attributes of an entry, not following a link, or empty when there is none */
     abstract Optional<PosixFileAttributes> attributes(String name);
 
+    /**
+     * @return an entry's mode, links, owner and group by number ({@link FileSystemCalls.Directory#status}), not following
+     *         a link; empty where only Java's file API holds the directory, or there is no such entry
+     */
+    abstract Optional<FileSystemCalls.Status> status(String name)
+            throws IOException;
+
     /** Creates a new file (never through a link) with these permissions (less the umask). */
     abstract FileChannel create(String name, Set<PosixFilePermission> permissions)
             throws IOException;

@@ -64,6 +64,13 @@ final class WriteDirectoryByHandle
     }
 
     @Override
+    Optional<FileSystemCalls.Status> status(String name)
+            throws IOException
+    {
+        return held.isPresent() ? held.get().status(name) : Optional.empty();
+    }
+
+    @Override
     Optional<PosixFileAttributes> attributes(String name)
     {
         try {

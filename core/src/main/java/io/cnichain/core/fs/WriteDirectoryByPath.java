@@ -40,6 +40,12 @@ final class WriteDirectoryByPath
     }
 
     @Override
+    Optional<FileSystemCalls.Status> status(String name)
+    {
+        return Optional.empty();
+    }
+
+    @Override
     FileChannel create(String name, Set<PosixFilePermission> permissions)
             throws IOException
     {

@@ -132,9 +132,28 @@ public interface FileSystemCalls
         CopiedAttributes copyExtendedAttributes(String from, String to)
                 throws IOException;
 
+        /**
+         * {@code statx} of an entry, not followed if a link: its owner and group by number, where Java's file API gives
+         * them only by name (each a look-up in {@code /etc/passwd} or {@code /etc/group}).
+         *
+         * @return empty when there is no such entry
+         */
+        Optional<Status> status(String name)
+                throws IOException;
+
         @Override
         void close();
     }
+
+    /**
+     * What {@code statx} says of an entry.
+     *
+     * @param mode  {@code st_mode}: the file type, permission and set-id bits
+     * @param links the number of hard links
+     * @param uid   the owner
+     * @param gid   the group
+     */
+    record Status(int mode, int links, int uid, int gid) {}
 
     /**
      * Extended attributes carried from one file to another.

@@ -58,6 +58,13 @@ final class Kernel
             JAVA_SHORT.withName("stx_mode"), MemoryLayout.paddingLayout(2), JAVA_LONG.withName("stx_ino"), JAVA_LONG.withName("stx_size"),
             MemoryLayout.paddingLayout(208));
     static final VarHandle STX_MODE = STATX.varHandle(groupElement("stx_mode"));
+    /** statx's mask for the fields {@link #status} reads: type, mode, link count, owner and group. */
+    static final int STATX_STATUS = STATX_TYPE_MODE | 0x0004 | 0x0008 | 0x0010;
+    // Plain reads at these offsets: a var handle for each field would be more to link at start.
+    private static final long STX_NLINK_AT = STATX.byteOffset(groupElement("stx_nlink"));
+    private static final long STX_UID_AT = STATX.byteOffset(groupElement("stx_uid"));
+    private static final long STX_GID_AT = STATX.byteOffset(groupElement("stx_gid"));
+    private static final long STX_MODE_AT = STATX.byteOffset(groupElement("stx_mode"));
     /** {@code struct linux_dirent64}'s fixed part; the name follows it, NUL-terminated, within {@code d_reclen}. */
     static final StructLayout DIRENT64 = MemoryLayout.structLayout(
             JAVA_LONG.withName("d_ino"), JAVA_LONG.withName("d_off"), JAVA_SHORT.withName("d_reclen"), JAVA_BYTE.withName("d_type"));
@@ -129,6 +136,20 @@ final class Kernel
             return -1;
         }
         return Short.toUnsignedInt((short) STX_MODE.get(stat, 0L));
+    }
+
+    /**
+     * @return the mode, link count, owner and group of an entry of a directory, a link not followed; null with errno set
+     */
+    FileSystemCalls.Status status(Arena arena, MemorySegment state, int dirFd, MemorySegment name)
+            throws Throwable
+    {
+        MemorySegment stat = arena.allocate(STATX);
+        if (statx(state, dirFd, name, AT_SYMLINK_NOFOLLOW, STATX_STATUS, stat) != 0) {
+            return null;
+        }
+        return new FileSystemCalls.Status(Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE_AT)), stat.get(JAVA_INT, STX_NLINK_AT),
+                stat.get(JAVA_INT, STX_UID_AT), stat.get(JAVA_INT, STX_GID_AT));
     }
 
     long read(MemorySegment state, int fd, MemorySegment buffer, long count)

@@ -8,6 +8,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static io.cnichain.core.fs.linux.Kernel.call;
 import static io.cnichain.core.fs.linux.Kernel.cString;
@@ -60,6 +61,23 @@ final class NativeDirectory
                 throw new FileAlreadyExistsException(path.resolve(to).toString());
             }
             throw failure("renameat2", path.resolve(from), error);
+        });
+    }
+
+    @Override
+    public Optional<FileSystemCalls.Status> status(String name)
+            throws IOException
+    {
+        return call((arena, state) -> {
+            FileSystemCalls.Status status = kernel.status(arena, state, fd, arena.allocateFrom(name));
+            if (status != null) {
+                return Optional.of(status);
+            }
+            int error = errno(state);
+            if (error == Kernel.ENOENT) {
+                return Optional.empty();
+            }
+            throw failure("statx", path.resolve(name), error);
         });
     }
 

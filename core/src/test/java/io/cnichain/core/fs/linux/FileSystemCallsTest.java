@@ -194,6 +194,26 @@ class FileSystemCallsTest
     }
 
     @Test
+    void aHeldDirectoryTellsAnEntrysModeLinksOwnerAndGroupByNumberWithoutFollowingALink()
+            throws IOException
+    {
+        FileSystemCalls calls = calls("native");
+        Path file = Files.writeString(dir.resolve("a"), "A");
+        Files.setAttribute(file, "unix:mode", 02640);
+        Files.createLink(dir.resolve("b"), file);
+        Files.createSymbolicLink(dir.resolve("link"), file);
+        try (FileSystemCalls.Directory held = calls.openDirectory(dir, Path.of("")).orElseThrow()) {
+            FileSystemCalls.Status status = held.status("a").orElseThrow();
+            assertThat(status.mode()).as("mode %o", status.mode()).isEqualTo(Files.getAttribute(file, "unix:mode")).isEqualTo(0102640);
+            assertThat(status.links()).isEqualTo(2);
+            assertThat(status.uid()).isEqualTo(Files.getAttribute(file, "unix:uid"));
+            assertThat(status.gid()).isEqualTo(Files.getAttribute(file, "unix:gid"));
+            assertThat(held.status("link").orElseThrow().mode() & 0170000).as("the link itself").isEqualTo(0120000);
+            assertThat(held.status("missing")).isEmpty();
+        }
+    }
+
+    @Test
     void nativeRenamesRefuseToReplaceAndExchangeBothWays()
             throws IOException
     {
