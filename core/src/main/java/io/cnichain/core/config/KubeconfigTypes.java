@@ -1,6 +1,7 @@
 package io.cnichain.core.config;
 
 import io.cnichain.core.discovery.ConfigNames;
+import io.cnichain.core.fs.AtomicFileWriter;
 
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -95,11 +96,7 @@ final class KubeconfigTypes
         @Override
         public String format(Set<PosixFilePermission> value)
         {
-            int bits = 0;
-            for (PosixFilePermission permission : value) {
-                bits |= 1 << (8 - permission.ordinal());
-            }
-            return String.format("0%03o", bits);
+            return String.format("0%03o", AtomicFileWriter.FileMode.bits(value));
         }
 
         /**

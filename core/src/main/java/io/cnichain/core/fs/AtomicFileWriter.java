@@ -123,7 +123,7 @@ public final class AtomicFileWriter
             Set<PosixFilePermission> permissions = existing.isPresent() && !mode.exact() ? existing.get().permissions() : mode.permissions();
             try {
                 // Created with its final mode (less the umask) so a secret is never readable by others, not even
-                // for a moment; the mode is set exactly once the file is complete.
+                // for a moment; the mode is set exactly once the file is complete, unless it already is.
                 try (FileChannel channel = directory.create(tempName, permissions)) {
                     ByteBuffer buffer = ByteBuffer.wrap(content);
                     while (buffer.hasRemaining()) {
@@ -132,10 +132,13 @@ public final class AtomicFileWriter
                     channel.force(true);
                 }
                 PosixFileAttributeView view = directory.view(tempName);
-                view.setPermissions(permissions);
+                Optional<FileSystemCalls.Status> created = directory.status(tempName);
+                if (created.isEmpty() || (created.get().mode() & 07777) != FileMode.bits(permissions)) {
+                    view.setPermissions(permissions);
+                }
                 Optional<FileSystemCalls.Status> replaced = existing.isPresent() ? directory.status(name) : Optional.empty();
                 boolean ownerKept = mode.owner().isEmpty() && mode.group().isEmpty() && replaced.isPresent()
-                        && KeptAttributes.sameOwner(replaced.get(), directory.status(tempName));
+                        && KeptAttributes.sameOwner(replaced.get(), created);
                 if (!ownerKept) {
                     Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : Optional.of(existing.get().owner());
                     Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : Optional.of(existing.get().group());
@@ -259,7 +262,7 @@ public final class AtomicFileWriter
         catch (NoSuchFileException e) {
             throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "was removed while we patched it; not written");
         }
-        byte[] displaced = directory.read(tempName);
+        byte[] displaced = directory.read(tempName, expected.length);
         if (!Arrays.equals(displaced, expected)) {
             directory.exchange(tempName, name);
             throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "changed just before our rename; the other writer's"
@@ -291,7 +294,7 @@ public final class AtomicFileWriter
     {
         byte[] current;
         try {
-            current = directory.read(name);
+            current = directory.read(name, expected.length);
         }
         catch (NoSuchFileException e) {
             throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "was removed while we patched it; not written");
@@ -347,6 +350,17 @@ public final class AtomicFileWriter
             permissions = Set.copyOf(permissions);
             requireNonNull(owner, "owner is null");
             requireNonNull(group, "group is null");
+        }
+
+        /** @return the permission bits of {@code st_mode} that these permissions make ({@code 0644}) */
+        public static int bits(Set<PosixFilePermission> permissions)
+        {
+            int bits = 0;
+            for (PosixFilePermission permission : permissions) {
+                // OWNER_READ (0400) first, OTHERS_EXECUTE (0001) last.
+                bits |= 0400 >> permission.ordinal();
+            }
+            return bits;
         }
 
         /** Keep an existing file's mode; a new file gets these permissions. */

@@ -108,8 +108,11 @@ abstract class WriteDirectory
 
     abstract PosixFileAttributeView view(String name);
 
-    /** @throws NoSuchFileException when there is no such entry */
-    abstract byte[] read(String name)
+    /**
+     * @param most the most bytes the caller needs: more may be read, and at least one more when there are
+     * @throws NoSuchFileException when there is no such entry
+     */
+    abstract byte[] read(String name, long most)
             throws IOException;
 
     /** Renames an entry over another, atomically, within this directory. */

@@ -96,9 +96,12 @@ final class WriteDirectoryByHandle
     }
 
     @Override
-    byte[] read(String name)
+    byte[] read(String name, long most)
             throws IOException
     {
+        if (held.isPresent()) {
+            return held.get().readRegularFile(name, most);
+        }
         try (SeekableByteChannel channel = handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
             return Channels.newInputStream(channel).readAllBytes();
         }

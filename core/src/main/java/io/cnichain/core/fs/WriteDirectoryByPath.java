@@ -60,7 +60,7 @@ final class WriteDirectoryByPath
     }
 
     @Override
-    byte[] read(String name)
+    byte[] read(String name, long most)
             throws IOException
     {
         return Files.readAllBytes(directory.resolve(name));

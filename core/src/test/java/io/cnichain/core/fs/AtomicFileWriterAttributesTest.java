@@ -78,6 +78,23 @@ class AtomicFileWriterAttributesTest
                 + " the other 1 still hold the old bytes (a write a reader can never see half of is a rename, and a rename makes a new file)");
     }
 
+    @Test
+    void aModeTheDirectorysDefaultAclNarrowedAtCreationIsSetExactly(TestNode node)
+            throws Exception
+    {
+        // A default ACL, not the umask, decides a new file's mode in such a directory: here owner only, where a
+        // kubeconfig-like file asks for rw-r--r--. The write must not take the created mode for the one asked.
+        NeedsRootExtension.run("setfacl", "-d", "-m", "u::rw-,g::---,o::---", node.confDir().toString());
+        Path file = node.conf("new.conflist");
+
+        new AtomicFileWriter().write(file, file, "{}".getBytes(StandardCharsets.UTF_8), FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
+                Optional.empty());
+        new AtomicFileWriter().write(file, file, "{ }".getBytes(StandardCharsets.UTF_8), KEEP, Optional.empty());
+
+        assertThat(file).hasContent("{ }");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS))).isEqualTo("rw-r--r--");
+    }
+
     /** Every extended attribute, as getfattr dumps them (the ACL's in hex), in name order. */
     private static String attributes(Path file)
             throws Exception

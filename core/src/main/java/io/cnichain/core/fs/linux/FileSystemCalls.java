@@ -141,6 +141,14 @@ public interface FileSystemCalls
         Optional<Status> status(String name)
                 throws IOException;
 
+        /**
+         * {@link FileSystemCalls#readRegularFile}, for an entry of this directory.
+         *
+         * @return at most {@code limit + 1} bytes
+         */
+        byte[] readRegularFile(String name, long limit)
+                throws IOException;
+
         @Override
         void close();
     }

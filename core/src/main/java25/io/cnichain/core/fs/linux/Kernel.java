@@ -195,6 +195,44 @@ final class Kernel
         return sys(state, arch.fsetxattr, fd, name.address(), value.address(), size, 0);
     }
 
+    /**
+     * Reads a regular file whole ({@link FileSystemCalls#readRegularFile}): opened without following a link and without
+     * blocking, then checked on the opened descriptor.
+     *
+     * @param dirFd the directory {@code name} is relative to ({@link #AT_FDCWD}: the working directory, for a path)
+     * @param file  the file, for errors
+     * @return at most {@code limit + 1} bytes
+     */
+    byte[] readRegularFile(Arena arena, MemorySegment state, int dirFd, MemorySegment name, Path file, long limit)
+            throws Throwable
+    {
+        // O_NOFOLLOW makes a final link fail with ELOOP; O_NONBLOCK makes a FIFO's open return at once.
+        int fd = openat(state, dirFd, name, O_RDONLY | arch.oNoFollow | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+            int error = errno(state);
+            if (error == ELOOP) {
+                throw new FileSystemCalls.NotRegularFile(file, "a symbolic link");
+            }
+            if (error == ENXIO) {
+                throw new FileSystemCalls.NotRegularFile(file, "a socket or a device without a driver");
+            }
+            throw failure("open", file, error);
+        }
+        try {
+            int mode = mode(arena, state, fd);
+            if (mode < 0) {
+                throw failure("statx", file, errno(state));
+            }
+            if ((mode & 0170000) != 0100000) {
+                throw new FileSystemCalls.NotRegularFile(file, FileSystemCalls.kindOf(mode));
+            }
+            return readAll(state, arena, fd, file, limit + 1);
+        }
+        finally {
+            int ignored = close(state, fd);
+        }
+    }
+
     /** Reads up to {@code most} bytes from a descriptor. */
     byte[] readAll(MemorySegment state, Arena arena, int fd, Path file, long most)
             throws Throwable

@@ -15,10 +15,8 @@ import static io.cnichain.core.fs.linux.Kernel.EINTR;
 import static io.cnichain.core.fs.linux.Kernel.ELOOP;
 import static io.cnichain.core.fs.linux.Kernel.ENOENT;
 import static io.cnichain.core.fs.linux.Kernel.ENOTDIR;
-import static io.cnichain.core.fs.linux.Kernel.ENXIO;
 import static io.cnichain.core.fs.linux.Kernel.EXDEV;
 import static io.cnichain.core.fs.linux.Kernel.O_CLOEXEC;
-import static io.cnichain.core.fs.linux.Kernel.O_NONBLOCK;
 import static io.cnichain.core.fs.linux.Kernel.O_RDONLY;
 import static io.cnichain.core.fs.linux.Kernel.RENAME_NOREPLACE;
 import static io.cnichain.core.fs.linux.Kernel.call;
@@ -74,33 +72,7 @@ public final class NativeCalls
     public byte[] readRegularFile(Path file, long limit)
             throws IOException
     {
-        return call((arena, state) -> {
-            // O_NOFOLLOW makes a final link fail with ELOOP; O_NONBLOCK makes a FIFO's open return at once.
-            int fd = kernel.openat(state, AT_FDCWD, arena.allocateFrom(file.toString()), O_RDONLY | kernel.arch.oNoFollow | O_NONBLOCK | O_CLOEXEC);
-            if (fd < 0) {
-                int error = errno(state);
-                if (error == ELOOP) {
-                    throw new NotRegularFile(file, "a symbolic link");
-                }
-                if (error == ENXIO) {
-                    throw new NotRegularFile(file, "a socket or a device without a driver");
-                }
-                throw failure("open", file, error);
-            }
-            try {
-                int mode = kernel.mode(arena, state, fd);
-                if (mode < 0) {
-                    throw failure("statx", file, errno(state));
-                }
-                if ((mode & 0170000) != 0100000) {
-                    throw new NotRegularFile(file, FileSystemCalls.kindOf(mode));
-                }
-                return kernel.readAll(state, arena, fd, file, limit + 1);
-            }
-            finally {
-                int ignored = kernel.close(state, fd);
-            }
-        });
+        return call((arena, state) -> kernel.readRegularFile(arena, state, AT_FDCWD, arena.allocateFrom(file.toString()), file, limit));
     }
 
     @Override

@@ -82,6 +82,13 @@ final class NativeDirectory
     }
 
     @Override
+    public byte[] readRegularFile(String name, long limit)
+            throws IOException
+    {
+        return call((arena, state) -> kernel.readRegularFile(arena, state, fd, arena.allocateFrom(name), path.resolve(name), limit));
+    }
+
+    @Override
     public FileSystemCalls.CopiedAttributes copyExtendedAttributes(String from, String to)
             throws IOException
     {

@@ -214,6 +214,36 @@ class FileSystemCallsTest
     }
 
     @Test
+    void aHeldDirectoryReadsItsRegularFilesOnlyAndNoMoreThanAskedAndOneByte()
+            throws Exception
+    {
+        FileSystemCalls calls = calls("native");
+        Files.writeString(dir.resolve("a"), "0123456789");
+        Files.createSymbolicLink(dir.resolve("link"), dir.resolve("a"));
+        mkfifo(dir.resolve("fifo"));
+        Files.createDirectory(dir.resolve("sub"));
+        try (FileSystemCalls.Directory held = calls.openDirectory(dir, Path.of("")).orElseThrow()) {
+            assertThat(held.readRegularFile("a", 100)).asString().isEqualTo("0123456789");
+            assertThat(held.readRegularFile("a", 4)).as("one byte more than the limit, to show there is more").asString().isEqualTo("01234");
+            assertThatThrownBy(() -> held.readRegularFile("link", 100)).isInstanceOf(FileSystemCalls.NotRegularFile.class)
+                    .hasMessageContaining("a symbolic link");
+            // Were the FIFO opened blocking, this would wait for a writer forever.
+            CompletableFuture<Throwable> read = CompletableFuture.supplyAsync(() -> {
+                try {
+                    held.readRegularFile("fifo", 100);
+                    return null;
+                }
+                catch (IOException e) {
+                    return e;
+                }
+            });
+            assertThat(read.get(10, TimeUnit.SECONDS)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a FIFO");
+            assertThatThrownBy(() -> held.readRegularFile("sub", 100)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a directory");
+            assertThatThrownBy(() -> held.readRegularFile("none", 100)).isInstanceOf(NoSuchFileException.class).hasMessageContaining(dir.resolve("none").toString());
+        }
+    }
+
+    @Test
     void nativeRenamesRefuseToReplaceAndExchangeBothWays()
             throws IOException
     {
