@@ -5,8 +5,6 @@ import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -124,13 +122,7 @@ public final class AtomicFileWriter
             try {
                 // Created with its final mode (less the umask) so a secret is never readable by others, not even
                 // for a moment; the mode is set exactly once the file is complete, unless it already is.
-                try (FileChannel channel = directory.create(tempName, permissions)) {
-                    ByteBuffer buffer = ByteBuffer.wrap(content);
-                    while (buffer.hasRemaining()) {
-                        channel.write(buffer);
-                    }
-                    channel.force(true);
-                }
+                directory.createSynced(tempName, permissions, content);
                 PosixFileAttributeView view = directory.view(tempName);
                 Optional<FileSystemCalls.Status> created = directory.status(tempName);
                 if (created.isEmpty() || (created.get().mode() & 07777) != FileMode.bits(permissions)) {

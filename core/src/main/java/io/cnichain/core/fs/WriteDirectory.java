@@ -106,6 +106,22 @@ abstract class WriteDirectory
     abstract FileChannel create(String name, Set<PosixFilePermission> permissions)
             throws IOException;
 
+    /**
+     * Creates a new file (never through a link, never over another entry) with these permissions (less the umask),
+     * holding the content, synced to disk.
+     */
+    void createSynced(String name, Set<PosixFilePermission> permissions, byte[] content)
+            throws IOException
+    {
+        try (FileChannel channel = create(name, permissions)) {
+            ByteBuffer buffer = ByteBuffer.wrap(content);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+            channel.force(true);
+        }
+    }
+
     abstract PosixFileAttributeView view(String name);
 
     /**

@@ -90,6 +90,18 @@ final class WriteDirectoryByHandle
     }
 
     @Override
+    void createSynced(String name, Set<PosixFilePermission> permissions, byte[] content)
+            throws IOException
+    {
+        if (held.isPresent()) {
+            held.get().createSynced(name, AtomicFileWriter.FileMode.bits(permissions), content);
+        }
+        else {
+            super.createSynced(name, permissions, content);
+        }
+    }
+
+    @Override
     PosixFileAttributeView view(String name)
     {
         return handle.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);

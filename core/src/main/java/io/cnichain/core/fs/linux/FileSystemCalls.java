@@ -142,6 +142,15 @@ public interface FileSystemCalls
                 throws IOException;
 
         /**
+         * Creates a regular file ({@code O_CREAT | O_EXCL | O_NOFOLLOW}: never through a link, never over an entry that
+         * exists) with this mode less the umask, writes the content whole and syncs it ({@code fsync}) before closing it.
+         *
+         * @throws java.nio.file.FileAlreadyExistsException when the name is taken
+         */
+        void createSynced(String name, int mode, byte[] content)
+                throws IOException;
+
+        /**
          * {@link FileSystemCalls#readRegularFile}, for an entry of this directory.
          *
          * @return at most {@code limit + 1} bytes

@@ -35,6 +35,9 @@ final class Kernel
     static final int AT_SYMLINK_NOFOLLOW = 0x100;
     static final int STATX_TYPE_MODE = 0x0001 | 0x0002;
     static final int O_RDONLY = 0;
+    static final int O_WRONLY = 1;
+    static final int O_CREAT = 0100;
+    static final int O_EXCL = 0200;
     static final int O_NONBLOCK = 04000;
     static final int O_CLOEXEC = 02000000;
     static final long RESOLVE_NO_MAGICLINKS = 0x02;
@@ -97,7 +100,13 @@ final class Kernel
     int openat(MemorySegment state, int dirFd, MemorySegment path, int flags)
             throws Throwable
     {
-        return (int) sys(state, arch.openat, dirFd, path.address(), flags, 0, 0);
+        return openat(state, dirFd, path, flags, 0);
+    }
+
+    int openat(MemorySegment state, int dirFd, MemorySegment path, int flags, int mode)
+            throws Throwable
+    {
+        return (int) sys(state, arch.openat, dirFd, path.address(), flags, mode, 0);
     }
 
     /** openat2 with RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS and RESOLVE_NO_MAGICLINKS: a directory below, no link followed. */
@@ -150,6 +159,44 @@ final class Kernel
         }
         return new FileSystemCalls.Status(Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE_AT)), stat.get(JAVA_INT, STX_NLINK_AT),
                 stat.get(JAVA_INT, STX_UID_AT), stat.get(JAVA_INT, STX_GID_AT));
+    }
+
+    /**
+     * Creates a new regular file in a directory (never through a link, never over an existing entry), writes the content
+     * whole, syncs it and closes it ({@link FileSystemCalls.Directory#createSynced}).
+     *
+     * @param file the file, for errors
+     */
+    void createSynced(Arena arena, MemorySegment state, int dirFd, MemorySegment name, Path file, int mode, byte[] content)
+            throws Throwable
+    {
+        int fd = openat(state, dirFd, name, O_WRONLY | O_CREAT | O_EXCL | arch.oNoFollow | O_CLOEXEC, mode);
+        if (fd < 0) {
+            throw failure("open", file, errno(state));
+        }
+        try {
+            MemorySegment bytes = arena.allocateFrom(JAVA_BYTE, content);
+            for (long done = 0; done < content.length; ) {
+                long n = sys(state, arch.write, fd, bytes.address() + done, content.length - done, 0, 0);
+                if (n < 0) {
+                    int error = errno(state);
+                    if (error == EINTR) {
+                        continue;
+                    }
+                    throw failure("write", file, error);
+                }
+                done += n;
+            }
+            while (sys(state, arch.fsync, fd, 0, 0, 0, 0) != 0) {
+                int error = errno(state);
+                if (error != EINTR) {
+                    throw failure("fsync", file, error);
+                }
+            }
+        }
+        finally {
+            int ignored = close(state, fd);
+        }
     }
 
     long read(MemorySegment state, int fd, MemorySegment buffer, long count)
@@ -340,14 +387,16 @@ final class Kernel
     /** The open flags and the system call numbers, which differ between architectures. */
     enum Architecture
     {
-        X86_64(0200000, 0400000, 257, 332, 0, 3, 316, 217, 196, 193, 190),
-        AARCH64(040000, 0100000, 56, 291, 63, 57, 276, 61, 13, 10, 7);
+        X86_64(0200000, 0400000, 257, 332, 0, 1, 74, 3, 316, 217, 196, 193, 190),
+        AARCH64(040000, 0100000, 56, 291, 63, 64, 82, 57, 276, 61, 13, 10, 7);
 
         final int oDirectory;
         final int oNoFollow;
         final long openat;
         final long statx;
         final long read;
+        final long write;
+        final long fsync;
         final long close;
         final long renameat2;
         final long getdents64;
@@ -355,14 +404,16 @@ final class Kernel
         final long fgetxattr;
         final long fsetxattr;
 
-        Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long close, long renameat2, long getdents64,
-                long flistxattr, long fgetxattr, long fsetxattr)
+        Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long write, long fsync, long close, long renameat2,
+                long getdents64, long flistxattr, long fgetxattr, long fsetxattr)
         {
             this.oDirectory = oDirectory;
             this.oNoFollow = oNoFollow;
             this.openat = openat;
             this.statx = statx;
             this.read = read;
+            this.write = write;
+            this.fsync = fsync;
             this.close = close;
             this.renameat2 = renameat2;
             this.getdents64 = getdents64;

@@ -82,6 +82,16 @@ final class NativeDirectory
     }
 
     @Override
+    public void createSynced(String name, int mode, byte[] content)
+            throws IOException
+    {
+        call((arena, state) -> {
+            kernel.createSynced(arena, state, fd, arena.allocateFrom(name), path.resolve(name), mode, content);
+            return null;
+        });
+    }
+
+    @Override
     public byte[] readRegularFile(String name, long limit)
             throws IOException
     {

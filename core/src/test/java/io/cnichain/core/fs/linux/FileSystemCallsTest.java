@@ -244,6 +244,27 @@ class FileSystemCallsTest
     }
 
     @Test
+    void aHeldDirectoryCreatesANewFileWithItsContentButNeverOverAnEntryOrThroughALink()
+            throws IOException
+    {
+        FileSystemCalls calls = calls("native");
+        Path outside = Files.createDirectory(dir.resolve("outside"));
+        Files.writeString(dir.resolve("taken"), "theirs");
+        Files.createSymbolicLink(dir.resolve("dangling"), outside.resolve("made-through-the-link"));
+        byte[] content = "x".repeat(200_000).getBytes(StandardCharsets.UTF_8);
+        try (FileSystemCalls.Directory held = calls.openDirectory(dir, Path.of("")).orElseThrow()) {
+            held.createSynced("new", 0600, content);
+            assertThat(Files.readAllBytes(dir.resolve("new"))).isEqualTo(content);
+            assertThat(held.status("new").orElseThrow().mode()).as("a regular file, rw------- (no umask takes from it)").isEqualTo(0100600);
+
+            assertThatThrownBy(() -> held.createSynced("taken", 0644, content)).isInstanceOf(FileAlreadyExistsException.class);
+            assertThat(Files.readString(dir.resolve("taken"))).isEqualTo("theirs");
+            assertThatThrownBy(() -> held.createSynced("dangling", 0644, content)).isInstanceOf(FileAlreadyExistsException.class);
+            assertThat(outside).isEmptyDirectory();
+        }
+    }
+
+    @Test
     void nativeRenamesRefuseToReplaceAndExchangeBothWays()
             throws IOException
     {
