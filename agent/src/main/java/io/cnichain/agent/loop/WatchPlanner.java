@@ -1,6 +1,7 @@
 package io.cnichain.agent.loop;
 
 import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.discovery.DropIns;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.host.HostPaths;
@@ -67,6 +68,21 @@ final class WatchPlanner
                 add(names, file);
                 namesIn(names, host.toContainer(file.getParent())).add(WatchPlan.ANY_DROP_IN);
             });
+        }
+        // A list that a broken drop-in keeps from loading, before the one that loads (or anywhere, when none does): fixed
+        // in its plugin directory, it loads again, and the conf dir hears nothing of it. The effective file's rule has
+        // read these lists already.
+        Optional<ConfigEntry> effective = snapshot.effectiveConfig();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (effective.isPresent() && entry.name().equals(effective.get().name())) {
+                break;
+            }
+            if (entry.runtimeLoadable()) {
+                DropIns.Reading dropIns = snapshot.dropIns(entry);
+                if (dropIns.failure().isPresent() && dropIns.directory().isPresent()) {
+                    namesIn(names, host.toContainer(dropIns.directory().get())).add(WatchPlan.ANY_DROP_IN);
+                }
+            }
         }
         // A link the runtime would load that leads nowhere yet: when its target appears in another directory, the conf
         // dir hears nothing of it. Its directory is watched (or, while missing, its nearest existing parent).

@@ -83,6 +83,26 @@ class LoopDropInTest
         }
     }
 
+    @Test
+    void aBrokenDropInFixedWhileNoListLoadsIsSeen(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node, YAML, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            // Another tool's drop-in, empty for now: libcni then loads no list at all, and there is no target to patch.
+            Path other = node.write("k8s-pod-network/zz-bandwidth.conf", "");
+            loop.awaitLog("/etc/cni/net.d/10-calico.conflist cannot be loaded by libcni 1.3: /etc/cni/net.d/k8s-pod-network/zz-bandwidth.conf: is not valid JSON");
+            loop.barrier();
+
+            // Filled in place: only the plugin directory hears of it, and the list loads again.
+            Files.writeString(other, "{\"type\":\"bandwidth\"}");
+            String notLast = "/etc/cni/net.d/k8s-pod-network/zz-bandwidth.conf sorts after our drop-in "
+                    + "/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf, so linkerd-cni is not the last plugin the runtime runs";
+            loop.await(() -> loop.status.notReady().stream().anyMatch(reason -> reason.contains(notLast)), () -> "not ready for that: " + loop.status.notReady());
+        }
+    }
+
     /**
      * Cilium with {@code cni.exclusive}: it renames every other {@code *.conf}, {@code *.conflist} and {@code *.json} file
      * of the conf dir to {@code *.cilium_bak} (directories are skipped) and writes its own file back when it differs. The
