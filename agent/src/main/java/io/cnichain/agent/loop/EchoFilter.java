@@ -69,7 +69,7 @@ final class EchoFilter
                 real = true;
                 continue;
             }
-            real |= isRealChange(file.getKey(), file.getValue(), entry, seenNanos);
+            real |= isRealChange(file.getKey(), file.getValue(), entry, snapshot, seenNanos);
         }
         summarize(seenNanos);
         return real;
@@ -107,7 +107,7 @@ final class EchoFilter
         }
     }
 
-    private boolean isRealChange(Path path, EventKind kind, ConfigEntry entry, long seenNanos)
+    private boolean isRealChange(Path path, EventKind kind, ConfigEntry entry, NodeSnapshot snapshot, long seenNanos)
     {
         Optional<Path> resolved = entry.resolvedFile();
         if (entry.isSymlink()) {
@@ -122,7 +122,7 @@ final class EchoFilter
             return true;
         }
         if (resolved.isPresent()) {
-            if (ledger.isEcho(entry)) {
+            if (ledger.isEcho(entry, snapshot)) {
                 log.info("Ignoring event: {} {}; written by us", kind, path);
                 return false;
             }

@@ -1,6 +1,7 @@
 package io.cnichain.agent.loop;
 
 import io.cnichain.core.CniChainException;
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
@@ -54,15 +55,22 @@ final class WriteLedger
      * Is an event on this entry our own write coming back? Only when the entry is a file (we never write links: an
      * event on a link is someone else's doing, whatever it resolves to) whose bytes are what we last wrote there.
      *
-     * @param entry the entry the event named, as it is now
+     * @param entry    the entry the event named, as it is now
+     * @param snapshot the node now, which reads the entry's file
      * @return whether the event is our echo
      */
-    boolean isEcho(ConfigEntry entry)
+    boolean isEcho(ConfigEntry entry, NodeSnapshot snapshot)
     {
-        if (entry.isSymlink()) {
+        if (entry.isSymlink() || entry.resolvedFile().isEmpty()) {
             return false;
         }
-        return entry.resolvedFile().isPresent() && holdsOurLastWrite(entry.resolvedFile().get());
+        Entry ours = entries.get(entry.resolvedFile().get());
+        if (ours == null) {
+            return false;
+        }
+        // Read through the snapshot: a real change is then decided from these same bytes, not read again.
+        Optional<byte[]> content = snapshot.contentOf(entry);
+        return content.isPresent() && ours.written().sameContent(content.get());
     }
 
     /** @return whether the file holds exactly what we last wrote to it */

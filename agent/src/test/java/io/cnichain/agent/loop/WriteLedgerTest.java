@@ -1,7 +1,9 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.spi.ConfigEntry;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,20 +38,39 @@ class WriteLedgerTest
     @Test
     void ourBytesComingBackAreOurEchoAnyOtherBytesAreNot()
     {
-        assertThat(ledger.isEcho(node.snapshot().inspect(CALICO))).isTrue();
+        assertThat(isEcho(CALICO)).isTrue();
         assertThat(ledger.holdsOurLastWrite(CALICO)).isTrue();
         node.rewriteInPlace("10-calico.conflist", TestNode.CILIUM);
-        assertThat(ledger.isEcho(node.snapshot().inspect(CALICO))).isFalse();
+        assertThat(isEcho(CALICO)).isFalse();
         assertThat(ledger.holdsOurLastWrite(CALICO)).isFalse();
-        assertThat(ledger.isEcho(node.snapshot().inspect(Path.of("/etc/cni/net.d/never-written.conflist")))).isFalse();
+        assertThat(isEcho(Path.of("/etc/cni/net.d/never-written.conflist"))).isFalse();
     }
 
     @Test
     void anEventOnALinkIsNeverOurEchoEvenWhenItLeadsToOurBytes()
     {
         node.link("20-alias.conflist", "10-calico.conflist");
-        assertThat(ledger.isEcho(node.snapshot().inspect(Path.of("/etc/cni/net.d/20-alias.conflist")))).isFalse();
-        assertThat(ledger.isEcho(node.snapshot().inspect(CALICO))).as("the file itself still is").isTrue();
+        assertThat(isEcho(Path.of("/etc/cni/net.d/20-alias.conflist"))).isFalse();
+        assertThat(isEcho(CALICO)).as("the file itself still is").isTrue();
+    }
+
+    @Test
+    void theBytesTheEchoCheckReadAreTheBytesTheSnapshotThenParses()
+    {
+        NodeSnapshot snapshot = node.snapshot();
+        ConfigEntry entry = snapshot.inspect(CALICO);
+        assertThat(ledger.isEcho(entry, snapshot)).isTrue();
+        // Rewritten after the check: the rest of the pass must decide from what the check saw, not read it again.
+        node.rewriteInPlace("10-calico.conflist", TestNode.CILIUM);
+
+        assertThat(snapshot.parse(entry).config().orElseThrow().pluginTypes()).contains("calico").doesNotContain("cilium");
+        assertThat(isEcho(CALICO)).as("a new snapshot reads it again").isFalse();
+    }
+
+    private boolean isEcho(Path hostPath)
+    {
+        NodeSnapshot snapshot = node.snapshot();
+        return ledger.isEcho(snapshot.inspect(hostPath), snapshot);
     }
 
     @Test

@@ -48,6 +48,8 @@ public final class NodeSnapshot
     private final Map<String, DropIns.Reading> dropIns = new ConcurrentHashMap<>();
     /** Files the runtime reads but we may not write (outside the allowed roots), by entry path. */
     private final Map<Path, Path> readableOnly;
+    /** Bytes read for {@link #contentOf} before any parse of them: the parse takes them instead of reading again. */
+    private final Map<Path, byte[]> readFirst = new ConcurrentHashMap<>();
 
     NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
             Map<Path, Path> readableOnly, Optional<String> listingProblem, List<FileSystemCalls.EntryName> unnameable, Optional<ParseCache> cache)
@@ -179,9 +181,11 @@ public final class NodeSnapshot
 
     private Loaded readNow(Path container, Path target, String loadName)
     {
-        byte[] bytes;
+        byte[] bytes = readFirst.get(target);
         try {
-            bytes = reader.read(container, target);
+            if (bytes == null) {
+                bytes = reader.read(container, target);
+            }
         }
         catch (CniChainException e) {
             ParseResult.Reason reason = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Reason.TOO_LARGE : ParseResult.Reason.UNREADABLE;
@@ -197,6 +201,37 @@ public final class NodeSnapshot
         catch (CniConfigParser.InvalidConfigException e) {
             return new Loaded(Optional.of(bytes), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
         }
+    }
+
+    /**
+     * The bytes of the file an entry resolves to, as this snapshot reads it: read now unless it was read already, and
+     * parsed, when it is, from these same bytes (the agent compares them with its last write, then decides from them).
+     *
+     * @param entry an entry
+     * @return the content; empty when the entry does not resolve to a file that can be read
+     */
+    public Optional<byte[]> contentOf(ConfigEntry entry)
+    {
+        Optional<Path> target = entry.resolvedFile();
+        if (target.isEmpty()) {
+            return Optional.empty();
+        }
+        String loadName = entry.runtimeLoadable() ? entry.name() : target.get().getFileName().toString();
+        Loaded known = loaded.get(new LoadKey(loadName, target.get()));
+        if (known != null) {
+            return known.bytes();
+        }
+        byte[] bytes = readFirst.get(target.get());
+        if (bytes == null) {
+            try {
+                bytes = reader.read(layout.host().toContainer(target.get()), target.get());
+            }
+            catch (CniChainException e) {
+                return Optional.empty();
+            }
+            readFirst.putIfAbsent(target.get(), bytes);
+        }
+        return Optional.of(bytes);
     }
 
     @Override

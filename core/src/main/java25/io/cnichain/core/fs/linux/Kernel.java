@@ -285,7 +285,8 @@ final class Kernel
             throws Throwable
     {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        MemorySegment buffer = arena.allocate(64 * 1024, 8);
+        // No larger than asked: a check reads a few hundred bytes, and each byte allocated is zeroed first.
+        MemorySegment buffer = arena.allocate(Math.min(64 * 1024, most), 8);
         while (out.size() < most) {
             long n = read(state, fd, buffer, Math.min(buffer.byteSize(), most - out.size()));
             if (n < 0) {
