@@ -10,13 +10,13 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -111,8 +111,8 @@ public final class AtomicFileWriter
         String tempName = TEMP_PREFIX + name + "." + randomSuffix() + TEMP_SUFFIX;
         Path temp = absolute.resolveSibling(tempName);
         try (WriteDirectory directory = WriteDirectory.open(base.toAbsolutePath(), absolute.getParent())) {
-            Optional<PosixFileAttributes> existing = directory.attributes(name);
-            if (existing.isPresent() && !existing.get().isRegularFile()) {
+            Optional<WriteDirectory.Replaced> existing = directory.replaced(name);
+            if (existing.isPresent() && !existing.get().regularFile()) {
                 throw new CniChainException(ErrorCode.IO, reportedPath, "is not a regular file; refusing to replace it");
             }
             if (existing.isPresent() && mustBeNew) {
@@ -123,19 +123,21 @@ public final class AtomicFileWriter
                 // Created with its final mode (less the umask) so a secret is never readable by others, not even
                 // for a moment; the mode is set exactly once the file is complete, unless it already is.
                 directory.createSynced(tempName, permissions, content);
-                PosixFileAttributeView view = directory.view(tempName);
                 Optional<FileSystemCalls.Status> created = directory.status(tempName);
                 if (created.isEmpty() || (created.get().mode() & 07777) != FileMode.bits(permissions)) {
-                    view.setPermissions(permissions);
+                    directory.view(tempName).setPermissions(permissions);
                 }
-                Optional<FileSystemCalls.Status> replaced = existing.isPresent() ? directory.status(name) : Optional.empty();
+                Optional<FileSystemCalls.Status> replaced = existing.flatMap(WriteDirectory.Replaced::status);
                 boolean ownerKept = mode.owner().isEmpty() && mode.group().isEmpty() && replaced.isPresent()
                         && KeptAttributes.sameOwner(replaced.get(), created);
                 if (!ownerKept) {
-                    Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : Optional.of(existing.get().owner());
-                    Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : Optional.of(existing.get().group());
+                    // By name, as Java's file API has them: the replaced file's, unless the mode names its own.
+                    Optional<PosixFileAttributes> named = existing.isPresent() && (mode.owner().isEmpty() || mode.group().isEmpty())
+                            ? directory.attributes(name) : Optional.empty();
+                    Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : named.map(PosixFileAttributes::owner);
+                    Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : named.map(PosixFileAttributes::group);
                     if (owner.isPresent() || group.isPresent()) {
-                        KeptAttributes.setOwner(view, owner, group);
+                        KeptAttributes.setOwner(directory.view(tempName), owner, group);
                     }
                 }
                 if (existing.isPresent() && !mode.exact()) {
@@ -271,7 +273,7 @@ public final class AtomicFileWriter
             directory.renameNoReplace(tempName, name);
         }
         catch (UnsupportedOperationException e) {
-            if (directory.attributes(name).isPresent()) {
+            if (directory.replaced(name).isPresent()) {
                 throw new CniChainException(ErrorCode.CONCURRENT_CHANGE, reportedPath, "appeared while we wrote it; not replaced");
             }
             directory.rename(tempName, name);
@@ -353,6 +355,18 @@ public final class AtomicFileWriter
                 bits |= 0400 >> permission.ordinal();
             }
             return bits;
+        }
+
+        /** @return the permissions that the permission bits of {@code st_mode} make */
+        public static Set<PosixFilePermission> permissions(int mode)
+        {
+            Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
+            for (PosixFilePermission permission : PosixFilePermission.values()) {
+                if ((mode & (0400 >> permission.ordinal())) != 0) {
+                    permissions.add(permission);
+                }
+            }
+            return permissions;
         }
 
         /** Keep an existing file's mode; a new file gets these permissions. */

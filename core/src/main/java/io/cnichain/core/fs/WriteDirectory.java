@@ -44,10 +44,35 @@ abstract class WriteDirectory
             throw new IllegalArgumentException(directory + " is not below " + base);
         }
         Path relative = base.normalize().relativize(directory.normalize());
+        // By the kernel's descriptor where the native calls run (openat2, no link below the base followed); the stream
+        // Java's file API needs for owners by name is then opened, the same way, only if asked for.
+        Optional<FileSystemCalls.Directory> held;
+        try {
+            held = FileSystemCalls.get().openDirectory(base.normalize(), relative);
+        }
+        catch (FileSystemCalls.LinkBelowBase e) {
+            throw new LinkOnTheWay(directory);
+        }
+        if (held.isPresent()) {
+            return new WriteDirectoryByHandle(() -> openStream(base, relative).orElseThrow(() -> new IOException(directory + ": no secure directory stream")),
+                    held.get(), directory);
+        }
+        Optional<SecureDirectoryStream<Path>> stream = openStream(base, relative);
+        return stream.isPresent() ? new WriteDirectoryByHandle(stream.get(), Optional.empty(), directory) : new WriteDirectoryByPath(directory);
+    }
+
+    /**
+     * @return the directory as a {@link SecureDirectoryStream}, reached from the base one name at a time without following
+     *         a link; empty where the platform has none
+     * @throws LinkOnTheWay when a directory below the base is now a link (or not a directory)
+     */
+    private static Optional<SecureDirectoryStream<Path>> openStream(Path base, Path relative)
+            throws IOException
+    {
         DirectoryStream<Path> stream = Files.newDirectoryStream(base);
         if (!(stream instanceof SecureDirectoryStream<Path> secure)) {
             stream.close();
-            return new WriteDirectoryByPath(directory);
+            return Optional.empty();
         }
         SecureDirectoryStream<Path> current = secure;
         try {
@@ -75,21 +100,7 @@ abstract class WriteDirectory
             current.close();
             throw e;
         }
-        // The same directory again, by the kernel's descriptor, for renames the stream cannot make. A directory
-        // replaced between the two opens fails those renames safely: our temp file is not in the other one.
-        Optional<FileSystemCalls.Directory> held;
-        try {
-            held = FileSystemCalls.get().openDirectory(base.normalize(), relative);
-        }
-        catch (FileSystemCalls.LinkBelowBase e) {
-            current.close();
-            throw new LinkOnTheWay(directory);
-        }
-        catch (IOException | RuntimeException e) {
-            current.close();
-            throw e;
-        }
-        return new WriteDirectoryByHandle(current, held, directory);
+        return Optional.of(current);
     }
 
     /** @return the attributes of an entry, not following a link, or empty when there is none */
@@ -122,7 +133,30 @@ abstract class WriteDirectory
         }
     }
 
-    abstract PosixFileAttributeView view(String name);
+    abstract PosixFileAttributeView view(String name)
+            throws IOException;
+
+    /**
+     * What a write needs to know of the entry it replaces.
+     *
+     * @param regularFile whether it is a regular file (not followed if a link)
+     * @param permissions its permission bits
+     * @param status      its mode, links, owner and group by number, where the kernel's calls hold the directory
+     */
+    record Replaced(boolean regularFile, Set<PosixFilePermission> permissions, Optional<FileSystemCalls.Status> status)
+    {
+        static Replaced of(FileSystemCalls.Status status)
+        {
+            return new Replaced((status.mode() & 0170000) == 0100000, AtomicFileWriter.FileMode.permissions(status.mode()), Optional.of(status));
+        }
+    }
+
+    /** @return the entry a write would replace, not following a link; empty when there is none */
+    Optional<Replaced> replaced(String name)
+            throws IOException
+    {
+        return attributes(name).map(a -> new Replaced(a.isRegularFile(), a.permissions(), Optional.empty()));
+    }
 
     /**
      * @param most the most bytes the caller needs: more may be read, and at least one more when there are

@@ -18,19 +18,51 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Set;
 
-/** A {@link WriteDirectory} held open: a {@link SecureDirectoryStream}, and the kernel's descriptor where the native calls run. */
+/**
+ * A {@link WriteDirectory} held open: by the kernel's descriptor where the native calls run, and by a
+ * {@link SecureDirectoryStream} for what only Java's file API does (owners by name) and where there are no native calls.
+ * With the descriptor, the stream is opened only when one of those is asked for, which most writes never do.
+ */
 final class WriteDirectoryByHandle
         extends WriteDirectory
 {
-    private final SecureDirectoryStream<Path> handle;
     private final Optional<FileSystemCalls.Directory> held;
     private final Path directory;
+    private final StreamOpener opener;
+    private SecureDirectoryStream<Path> handle;
 
+    /** The directory held by a stream, and by the kernel's descriptor when there is one. */
     WriteDirectoryByHandle(SecureDirectoryStream<Path> handle, Optional<FileSystemCalls.Directory> held, Path directory)
     {
         this.handle = handle;
         this.held = held;
         this.directory = directory;
+        this.opener = () -> handle;
+    }
+
+    /** The directory held by the kernel's descriptor; the stream opened when first asked for. */
+    WriteDirectoryByHandle(StreamOpener opener, FileSystemCalls.Directory held, Path directory)
+    {
+        this.held = Optional.of(held);
+        this.directory = directory;
+        this.opener = opener;
+    }
+
+    /** Opens the stream on the same directory, reached as the descriptor was (no link followed). */
+    @FunctionalInterface
+    interface StreamOpener
+    {
+        SecureDirectoryStream<Path> open()
+                throws IOException;
+    }
+
+    private SecureDirectoryStream<Path> stream()
+            throws IOException
+    {
+        if (handle == null) {
+            handle = opener.open();
+        }
+        return handle;
     }
 
     @Override
@@ -71,6 +103,16 @@ final class WriteDirectoryByHandle
     }
 
     @Override
+    Optional<Replaced> replaced(String name)
+            throws IOException
+    {
+        if (held.isPresent()) {
+            return held.get().status(name).map(Replaced::of);
+        }
+        return super.replaced(name);
+    }
+
+    @Override
     Optional<PosixFileAttributes> attributes(String name)
     {
         try {
@@ -85,7 +127,7 @@ final class WriteDirectoryByHandle
     FileChannel create(String name, Set<PosixFilePermission> permissions)
             throws IOException
     {
-        return (FileChannel) handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+        return (FileChannel) stream().newByteChannel(Path.of(name), Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(permissions));
     }
 
@@ -103,8 +145,9 @@ final class WriteDirectoryByHandle
 
     @Override
     PosixFileAttributeView view(String name)
+            throws IOException
     {
-        return handle.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+        return stream().getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override
@@ -114,7 +157,7 @@ final class WriteDirectoryByHandle
         if (held.isPresent()) {
             return held.get().readRegularFile(name, most);
         }
-        try (SeekableByteChannel channel = handle.newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+        try (SeekableByteChannel channel = stream().newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
             return Channels.newInputStream(channel).readAllBytes();
         }
     }
@@ -123,6 +166,10 @@ final class WriteDirectoryByHandle
     void rename(String from, String to)
             throws IOException
     {
+        if (held.isPresent()) {
+            held.get().replace(from, to);
+            return;
+        }
         handle.move(Path.of(from), handle, Path.of(to));
     }
 
@@ -130,6 +177,9 @@ final class WriteDirectoryByHandle
     boolean delete(String name)
             throws IOException
     {
+        if (held.isPresent()) {
+            return held.get().delete(name);
+        }
         try {
             handle.deleteFile(Path.of(name));
             return true;
@@ -143,6 +193,10 @@ final class WriteDirectoryByHandle
     void sync()
             throws IOException
     {
+        if (held.isPresent()) {
+            held.get().sync();
+            return;
+        }
         try (FileChannel channel = (FileChannel) handle.newByteChannel(Path.of("."), Set.of(StandardOpenOption.READ))) {
             channel.force(true);
         }
@@ -153,7 +207,9 @@ final class WriteDirectoryByHandle
             throws IOException
     {
         try {
-            handle.close();
+            if (handle != null) {
+                handle.close();
+            }
         }
         finally {
             if (held.isPresent()) {

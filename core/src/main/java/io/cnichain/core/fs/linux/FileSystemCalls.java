@@ -114,6 +114,10 @@ public interface FileSystemCalls
         void renameNoReplace(String from, String to)
                 throws IOException;
 
+        /** {@code renameat2} without flags: renames, atomically replacing {@code to} when it exists. */
+        void replace(String from, String to)
+                throws IOException;
+
         /**
          * {@code renameat2(RENAME_EXCHANGE)}: swaps two entries atomically; both must exist.
          *
@@ -148,6 +152,18 @@ public interface FileSystemCalls
          * @throws java.nio.file.FileAlreadyExistsException when the name is taken
          */
         void createSynced(String name, int mode, byte[] content)
+                throws IOException;
+
+        /**
+         * {@code unlinkat}: removes an entry that is not a directory.
+         *
+         * @return whether it was there
+         */
+        boolean delete(String name)
+                throws IOException;
+
+        /** {@code fsync} of the directory itself: a rename or delete in it survives a crash. */
+        void sync()
                 throws IOException;
 
         /**

@@ -187,16 +187,32 @@ final class Kernel
                 }
                 done += n;
             }
-            while (sys(state, arch.fsync, fd, 0, 0, 0, 0) != 0) {
-                int error = errno(state);
-                if (error != EINTR) {
-                    throw failure("fsync", file, error);
-                }
+            if (fsync(state, fd) != 0) {
+                throw failure("fsync", file, errno(state));
             }
         }
         finally {
             int ignored = close(state, fd);
         }
+    }
+
+    /** @return 0, or -1 with errno set */
+    int unlinkat(MemorySegment state, int dirFd, MemorySegment name)
+            throws Throwable
+    {
+        return (int) sys(state, arch.unlinkat, dirFd, name.address(), 0, 0, 0);
+    }
+
+    /** @return 0, or -1 with errno set (EINTR retried) */
+    int fsync(MemorySegment state, int fd)
+            throws Throwable
+    {
+        int result;
+        do {
+            result = (int) sys(state, arch.fsync, fd, 0, 0, 0, 0);
+        }
+        while (result != 0 && errno(state) == EINTR);
+        return result;
     }
 
     long read(MemorySegment state, int fd, MemorySegment buffer, long count)
@@ -388,8 +404,8 @@ final class Kernel
     /** The open flags and the system call numbers, which differ between architectures. */
     enum Architecture
     {
-        X86_64(0200000, 0400000, 257, 332, 0, 1, 74, 3, 316, 217, 196, 193, 190),
-        AARCH64(040000, 0100000, 56, 291, 63, 64, 82, 57, 276, 61, 13, 10, 7);
+        X86_64(0200000, 0400000, 257, 332, 0, 1, 74, 3, 316, 263, 217, 196, 193, 190),
+        AARCH64(040000, 0100000, 56, 291, 63, 64, 82, 57, 276, 35, 61, 13, 10, 7);
 
         final int oDirectory;
         final int oNoFollow;
@@ -400,13 +416,14 @@ final class Kernel
         final long fsync;
         final long close;
         final long renameat2;
+        final long unlinkat;
         final long getdents64;
         final long flistxattr;
         final long fgetxattr;
         final long fsetxattr;
 
         Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long write, long fsync, long close, long renameat2,
-                long getdents64, long flistxattr, long fgetxattr, long fsetxattr)
+                long unlinkat, long getdents64, long flistxattr, long fgetxattr, long fsetxattr)
         {
             this.oDirectory = oDirectory;
             this.oNoFollow = oNoFollow;
@@ -417,6 +434,7 @@ final class Kernel
             this.fsync = fsync;
             this.close = close;
             this.renameat2 = renameat2;
+            this.unlinkat = unlinkat;
             this.getdents64 = getdents64;
             this.flistxattr = flistxattr;
             this.fgetxattr = fgetxattr;

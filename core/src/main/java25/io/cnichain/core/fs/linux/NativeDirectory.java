@@ -39,6 +39,13 @@ final class NativeDirectory
     }
 
     @Override
+    public void replace(String from, String to)
+            throws IOException
+    {
+        rename(from, to, 0);
+    }
+
+    @Override
     public void exchange(String a, String b)
             throws IOException
     {
@@ -87,6 +94,34 @@ final class NativeDirectory
     {
         call((arena, state) -> {
             kernel.createSynced(arena, state, fd, arena.allocateFrom(name), path.resolve(name), mode, content);
+            return null;
+        });
+    }
+
+    @Override
+    public boolean delete(String name)
+            throws IOException
+    {
+        return call((arena, state) -> {
+            if (kernel.unlinkat(state, fd, arena.allocateFrom(name)) == 0) {
+                return true;
+            }
+            int error = errno(state);
+            if (error == Kernel.ENOENT) {
+                return false;
+            }
+            throw failure("unlinkat", path.resolve(name), error);
+        });
+    }
+
+    @Override
+    public void sync()
+            throws IOException
+    {
+        call((arena, state) -> {
+            if (kernel.fsync(state, fd) != 0) {
+                throw failure("fsync", path, errno(state));
+            }
             return null;
         });
     }

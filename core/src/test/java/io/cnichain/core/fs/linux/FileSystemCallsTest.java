@@ -265,6 +265,29 @@ class FileSystemCallsTest
     }
 
     @Test
+    void aHeldDirectoryReplacesDeletesAndSyncsItsOwnEntriesOnly()
+            throws IOException
+    {
+        FileSystemCalls calls = calls("native");
+        Files.writeString(dir.resolve("a"), "A");
+        Files.writeString(dir.resolve("b"), "B");
+        Path outside = Files.createDirectory(dir.resolve("outside"));
+        Files.writeString(outside.resolve("c"), "C");
+        Files.createSymbolicLink(dir.resolve("link"), outside.resolve("c"));
+        try (FileSystemCalls.Directory held = calls.openDirectory(dir, Path.of("")).orElseThrow()) {
+            held.replace("a", "b");
+            assertThat(Files.readString(dir.resolve("b"))).isEqualTo("A");
+            assertThat(dir.resolve("a")).doesNotExist();
+            assertThat(held.delete("link")).as("the link itself").isTrue();
+            assertThat(outside.resolve("c")).hasContent("C");
+            assertThat(held.delete("link")).as("gone already").isFalse();
+            assertThatThrownBy(() -> held.delete("outside")).as("a directory is not removed").isInstanceOf(IOException.class);
+            assertThat(outside).isDirectory();
+            held.sync();
+        }
+    }
+
+    @Test
     void nativeRenamesRefuseToReplaceAndExchangeBothWays()
             throws IOException
     {
