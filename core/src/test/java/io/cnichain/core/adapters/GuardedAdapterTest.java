@@ -248,14 +248,9 @@ class GuardedAdapterTest
     void oneDecisionRunsEveryAdapterCallOnOneThreadEachUnderItsOwnClassLoader()
     {
         ClassLoader own = new ClassLoader(getClass().getClassLoader()) {};
-        List<Thread> threads = new CopyOnWriteArrayList<>();
-        List<ClassLoader> loaders = new CopyOnWriteArrayList<>();
-        Runnable record = () -> {
-            threads.add(Thread.currentThread());
-            loaders.add(Thread.currentThread().getContextClassLoader());
-        };
-        Scripted first = new Scripted("first", record);
-        Scripted second = new Scripted("second", record);
+        Seen seen = new Seen();
+        Scripted first = new Scripted("first", seen::record);
+        Scripted second = new Scripted("second", seen::record);
         AdapterRegistry registry = registryOf(first, second);
         List<Thread> decider = new CopyOnWriteArrayList<>();
         NodeSnapshot snapshot = node.snapshot();
@@ -268,10 +263,10 @@ class GuardedAdapterTest
             Thread.currentThread().setContextClassLoader(getClass().getClassLoader());
         }
 
-        assertThat(threads).hasSize(2).doesNotContain(Thread.currentThread());
+        assertThat(seen.threads).hasSize(2).doesNotContain(Thread.currentThread());
         assertThat(decider).as("the selector's own look at the node, between the calls").isNotEmpty().doesNotContain(Thread.currentThread());
-        assertThat(threads).containsOnly(decider.get(0));
-        assertThat(loaders).containsOnly(Scripted.class.getClassLoader()).doesNotContain(own);
+        assertThat(seen.threads).containsOnly(decider.get(0));
+        assertThat(seen.loaders).containsOnly(Scripted.class.getClassLoader()).doesNotContain(own);
     }
 
     @Test
@@ -312,13 +307,8 @@ class GuardedAdapterTest
     void onlyTheAgentsOwnAdaptersDecideOnTheCallingThreadEachCallUnderItsAdaptersClassLoader()
     {
         ClassLoader own = new ClassLoader(getClass().getClassLoader()) {};
-        List<Thread> threads = new CopyOnWriteArrayList<>();
-        List<ClassLoader> loaders = new CopyOnWriteArrayList<>();
-        Runnable record = () -> {
-            threads.add(Thread.currentThread());
-            loaders.add(Thread.currentThread().getContextClassLoader());
-        };
-        AdapterRegistry registry = registryOf(LoadedAdapter.Origin.BUILT_IN, new Scripted("first", record), new Scripted("second", record));
+        Seen seen = new Seen();
+        AdapterRegistry registry = registryOf(LoadedAdapter.Origin.BUILT_IN, new Scripted("first", seen::record), new Scripted("second", seen::record));
         Thread.currentThread().setContextClassLoader(own);
         try {
             new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
@@ -329,8 +319,8 @@ class GuardedAdapterTest
         }
 
         assertThat(registry.onlyBuiltIn()).isTrue();
-        assertThat(threads).hasSize(2).containsOnly(Thread.currentThread());
-        assertThat(loaders).containsOnly(Scripted.class.getClassLoader());
+        assertThat(seen.threads).hasSize(2).containsOnly(Thread.currentThread());
+        assertThat(seen.loaders).containsOnly(Scripted.class.getClassLoader());
     }
 
     @Test
@@ -352,18 +342,30 @@ class GuardedAdapterTest
     @Test
     void oneAdapterFromOutsideTheAgentSendsTheWholeDecisionToTheGuardedThread()
     {
-        List<Thread> threads = new CopyOnWriteArrayList<>();
-        Runnable record = () -> threads.add(Thread.currentThread());
-        Scripted builtIn = new Scripted("built-in", record);
-        Scripted outside = new Scripted("outside", record);
+        Seen seen = new Seen();
+        Scripted builtIn = new Scripted("built-in", seen::record);
+        Scripted outside = new Scripted("outside", seen::record);
         AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(builtIn, "1", LoadedAdapter.Origin.BUILT_IN, "built-in"),
                 new LoadedAdapter(outside, "1", LoadedAdapter.Origin.PLUGIN, "/plugins/outside.jar", Optional.of("outside"))), List.of(), LIMIT);
 
         new AdapterSelector(registry, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto());
 
         assertThat(registry.onlyBuiltIn()).isFalse();
-        assertThat(threads).hasSize(2).doesNotContain(Thread.currentThread());
-        assertThat(threads.get(0)).isSameAs(threads.get(1));
+        assertThat(seen.threads).hasSize(2).doesNotContain(Thread.currentThread());
+        assertThat(seen.threads.get(0)).isSameAs(seen.threads.get(1));
+    }
+
+    /** The threads adapter calls ran on, and their context class loaders, in call order. */
+    static final class Seen
+    {
+        final List<Thread> threads = new CopyOnWriteArrayList<>();
+        final List<ClassLoader> loaders = new CopyOnWriteArrayList<>();
+
+        void record()
+        {
+            threads.add(Thread.currentThread());
+            loaders.add(Thread.currentThread().getContextClassLoader());
+        }
     }
 
     /** The adapters, in this order, as if each came from a jar of its own on the class path. */
