@@ -98,6 +98,17 @@ public final class AdapterCalls
     }
 
     /**
+     * One call of a built-in adapter's code on the calling thread, untimed ({@link #onCallingThread}): under the adapter's
+     * class loader, and what it throws reported as from {@link #call}.
+     */
+    public static <T> T callOnCallingThread(Callable<T> call, ClassLoader classLoader)
+            throws CallFailure
+    {
+        Batch batch = BATCH.get();
+        return (batch != null ? batch : new Batch()).run(call, DEFAULT_LIMIT, classLoader, NOTHING);
+    }
+
+    /**
      * @param call        the adapter code
      * @param limit       how long it may take
      * @param classLoader the adapter's class loader, set as the thread's context class loader during the call

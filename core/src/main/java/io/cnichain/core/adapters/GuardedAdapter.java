@@ -45,18 +45,21 @@ public final class GuardedAdapter
     private final CniPlatformAdapter delegate;
     private final String origin;
     private final Duration limit;
+    /** A built-in adapter's calls run on the caller's thread, untimed ({@link AdapterCalls#onCallingThread}). */
+    private final boolean onCallingThread;
     private final ClassLoader classLoader;
     private final String name;
     private final String description;
     private final Set<String> settingNames;
     private final AtomicReference<String> disabled = new AtomicReference<>();
 
-    private GuardedAdapter(CniPlatformAdapter delegate, String origin, Duration limit, String name, String description,
+    private GuardedAdapter(CniPlatformAdapter delegate, String origin, Duration limit, boolean onCallingThread, String name, String description,
             Set<String> settingNames, Optional<String> disabledReason)
     {
         this.delegate = delegate;
         this.origin = origin;
         this.limit = limit;
+        this.onCallingThread = onCallingThread;
         this.classLoader = delegate.getClass().getClassLoader();
         this.name = name;
         this.description = description;
@@ -79,6 +82,15 @@ public final class GuardedAdapter
      */
     public static GuardedAdapter guard(CniPlatformAdapter delegate, String origin, Duration limit)
     {
+        return guard(delegate, origin, limit, false);
+    }
+
+    /**
+     * {@link #guard(CniPlatformAdapter, String, Duration)}, for a built-in adapter when {@code onCallingThread}: its calls
+     * then run on the caller's thread, untimed, and are otherwise guarded the same.
+     */
+    public static GuardedAdapter guard(CniPlatformAdapter delegate, String origin, Duration limit, boolean onCallingThread)
+    {
         requireNonNull(delegate, "delegate is null");
         requireNonNull(origin, "origin is null");
         requireNonNull(limit, "limit is null");
@@ -89,7 +101,7 @@ public final class GuardedAdapter
         String className = delegate.getClass().getName();
         String name;
         try {
-            name = AdapterCalls.call(delegate::name, limit, loader);
+            name = invoke(delegate::name, limit, loader, onCallingThread);
         }
         catch (AdapterCalls.CallFailure e) {
             throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, "adapter class " + className + " (" + origin + "): name() " + e.getMessage());
@@ -102,8 +114,8 @@ public final class GuardedAdapter
         String description = name;
         Set<String> settingNames = Set.of();
         try {
-            description = Optional.ofNullable(AdapterCalls.call(delegate::description, limit, loader)).orElse(name);
-            settingNames = requireNonNullResult(AdapterCalls.call(() -> copyOrNull(delegate.settingNames()), limit, loader), "settingNames");
+            description = Optional.ofNullable(invoke(delegate::description, limit, loader, onCallingThread)).orElse(name);
+            settingNames = requireNonNullResult(invoke(() -> copyOrNull(delegate.settingNames()), limit, loader, onCallingThread), "settingNames");
         }
         catch (AdapterCalls.CallFailure e) {
             failure = Optional.of("while loading: " + e.getMessage());
@@ -111,7 +123,13 @@ public final class GuardedAdapter
         catch (NullPointerException e) {
             failure = Optional.of("while loading: " + e.getMessage());
         }
-        return new GuardedAdapter(delegate, origin, limit, name, description, settingNames, failure);
+        return new GuardedAdapter(delegate, origin, limit, onCallingThread, name, description, settingNames, failure);
+    }
+
+    private static <T> T invoke(Callable<T> body, Duration limit, ClassLoader loader, boolean onCallingThread)
+            throws AdapterCalls.CallFailure
+    {
+        return onCallingThread ? AdapterCalls.callOnCallingThread(body, loader) : AdapterCalls.call(body, limit, loader);
     }
 
     private static <T> T requireNonNullResult(T value, String method)
@@ -206,7 +224,8 @@ public final class GuardedAdapter
         }
         T result;
         try {
-            result = AdapterCalls.call(body, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
+            result = onCallingThread ? AdapterCalls.callOnCallingThread(body, classLoader)
+                    : AdapterCalls.call(body, limit, classLoader, () -> disable(method + "() did not return within " + AdapterCalls.describe(limit)));
         }
         catch (AdapterCalls.CallFailure e) {
             if (e.error() instanceof AdapterException adapterException) {

@@ -45,7 +45,7 @@ public record LoadedAdapter(CniPlatformAdapter adapter, String version, Origin o
     public LoadedAdapter guarded(java.time.Duration limit)
     {
         return adapter instanceof GuardedAdapter ? this
-                : new LoadedAdapter(GuardedAdapter.guard(adapter, describeOrigin(), limit), version, origin, location, pluginId);
+                : new LoadedAdapter(GuardedAdapter.guard(adapter, describeOrigin(), limit, origin == Origin.BUILT_IN), version, origin, location, pluginId);
     }
 
     /**

@@ -109,6 +109,27 @@ class GuardedAdapterTest
     }
 
     @Test
+    void aBuiltInAdaptersCallsRunOnTheCallersThreadAndThrowingStillDisablesIt()
+    {
+        Seen seen = new Seen();
+        Scripted raw = new Scripted("built-in", () -> {
+            seen.record();
+            throw new IllegalStateException("a bug of ours");
+        });
+        GuardedAdapter guarded = GuardedAdapter.guard(raw, "built-in", LIMIT, true);
+
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x")))
+                .hasMessageStartingWith("is disabled: detect() threw java.lang.IllegalStateException: a bug of ours");
+        assertThat(seen.threads).containsExactly(Thread.currentThread());
+        assertThat(seen.loaders).containsExactly(Scripted.class.getClassLoader());
+        assertThat(guarded.disabledReason()).isPresent();
+
+        Scripted outside = new Scripted("outside", seen::record);
+        GuardedAdapter.guard(outside, "plugin jar /p/outside.jar", LIMIT, false).detect(node.snapshot(), AdapterSettings.empty("x"));
+        assertThat(seen.threads).hasSize(2).element(1).isNotSameAs(Thread.currentThread());
+    }
+
+    @Test
     void anAdapterThatHangsIsAbandonedAtTheTimeLimit()
     {
         Scripted raw = new Scripted("hang", () -> {
