@@ -157,8 +157,7 @@ public final class NodeSnapshot
                     new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()));
         }
         Path target = readable.get();
-        // The target is parsed under the name the runtime loads it by (the link's name decides the format).
-        String loadName = entry.runtimeLoadable() ? entry.name() : target.getFileName().toString();
+        String loadName = loadName(entry, target);
         LoadKey key = new LoadKey(loadName, target);
         Loaded known = loaded.get(key);
         if (known != null) {
@@ -168,6 +167,12 @@ public final class NodeSnapshot
         Loaded read = read(target, loadName);
         Loaded first = loaded.putIfAbsent(key, read);
         return first != null ? first : read;
+    }
+
+    /** The name a target is parsed under: the one the runtime loads it by (the link's name decides the format). */
+    private static String loadName(ConfigEntry entry, Path target)
+    {
+        return entry.runtimeLoadable() ? entry.name() : target.getFileName().toString();
     }
 
     private Loaded read(Path target, String loadName)
@@ -216,8 +221,7 @@ public final class NodeSnapshot
         if (target.isEmpty()) {
             return Optional.empty();
         }
-        String loadName = entry.runtimeLoadable() ? entry.name() : target.get().getFileName().toString();
-        Loaded known = loaded.get(new LoadKey(loadName, target.get()));
+        Loaded known = loaded.get(new LoadKey(loadName(entry, target.get()), target.get()));
         if (known != null) {
             return known.bytes();
         }
