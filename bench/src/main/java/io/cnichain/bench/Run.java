@@ -35,7 +35,7 @@ final class Run
     Figures measure()
             throws Exception
     {
-        if (settings.only("reaction")) {
+        if (settings.only("reaction") || settings.only("idle")) {
             steadyState();
             return figures;
         }
@@ -164,6 +164,9 @@ final class Run
                 return;
             }
             idle(running);
+            if (settings.only("idle")) {
+                return;
+            }
             for (Program program : programs) {
                 storm(program, nodes.get(program), running.get(program));
             }

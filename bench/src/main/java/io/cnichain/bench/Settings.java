@@ -19,7 +19,7 @@ import java.util.Optional;
  * @param scaleEntries entries of the large conf dir
  * @param scaleTrials  reaction trials on each scale node
  * @param results      the result file (JSON)
- * @param only         "reaction", "startup", "periodic" or "scale": only those trials, no targets (to try a change); empty for everything
+ * @param only         "reaction", "idle", "startup", "periodic" or "scale": only those trials, no targets (to try a change); empty for everything
  * @param jvmOptions   JVM options added to the launcher's, for the agent and the floor alike (to try one)
  */
 record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
@@ -45,6 +45,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
               --quick           1 run, 3 starts, 20 trials, 10 s idle, 10 scale trials: to try the benchmark, not for figures
               --only reaction   only the reaction trials (no start-ups, idle, storm, scale or targets)
               --only startup    only the start-ups (no reaction, idle, storm, scale or targets)
+              --only idle       only the reaction trials, then the idle (its memory and CPU): no start-ups, storm or scale
               --only periodic   only the periodic check's cost (the agent with periodicCheckSeconds: 1, for --idle seconds)
               --only scale      only the link-chain nodes of 10 and --scale entries (first pass and reaction on each)
               --jvm-option OPT  one JVM option more, for the agent (CNI_CHAIN_JAVA_OPTS) and the floor alike; repeat for
@@ -82,8 +83,8 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                     jvmOptions.add(value);
                 }
                 case "--only" -> {
-                    if (!java.util.List.of("reaction", "startup", "periodic", "scale").contains(value)) {
-                        throw new IllegalArgumentException("--only takes reaction, startup, periodic or scale\n" + USAGE);
+                    if (!java.util.List.of("reaction", "idle", "startup", "periodic", "scale").contains(value)) {
+                        throw new IllegalArgumentException("--only takes reaction, idle, startup, periodic or scale\n" + USAGE);
                     }
                     only = Optional.of(value);
                 }
