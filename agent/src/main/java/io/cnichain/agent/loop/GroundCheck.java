@@ -1,15 +1,20 @@
 package io.cnichain.agent.loop;
 
 import io.cnichain.core.config.NodePaths;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.host.HostPaths;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -18,7 +23,10 @@ import static java.util.Objects.requireNonNull;
  * (k3s-style custom paths: re-pointed, the runtime reads another directory) and the mounts over the conf dir, the bin
  * dir or a directory above them (a tmpfs mounted over the conf dir hides every file the agent watches). inotify tells
  * neither: a link's target is not its directory's event, and a mount is no event at all. The kernel lists the mounts
- * in {@code /proc/self/mountinfo}; reading it costs a few microseconds.
+ * in {@code /proc/self/mountinfo}. The table is read every second into the same buffer, through a descriptor held
+ * open (the kernel prints the file afresh at every read from its start), and taken apart only when its bytes changed:
+ * taking it apart every second cost an idle agent 1 MiB of resident memory and most of its idle CPU (the compiler's
+ * work and the garbage it made).
  */
 final class GroundCheck
 {
@@ -29,7 +37,14 @@ final class GroundCheck
     private final List<Path> watched;
     private final Path mountinfo;
     private Optional<String> moved;
+    /** Where the configured conf dir leads, asked with its walk remembered; made at the first look. */
+    private Supplier<Optional<String>> movedAgain;
     private List<String> mounts;
+    /** Open while the table reads; closed (and opened again at the next look) after a failed read. */
+    private FileChannel table;
+    private ByteBuffer buffer = ByteBuffer.allocate(16 * 1024);
+    /** The table's bytes that {@link #mounts} was taken from; null when it could not be read. */
+    private byte[] mountsFrom;
 
     GroundCheck(NodePaths paths)
     {
@@ -44,12 +59,18 @@ final class GroundCheck
         this.mountinfo = requireNonNull(mountinfo, "mountinfo is null");
         this.moved = paths.confDirMoved();
         this.mounts = mounts();
+        // Held only while the loop runs (it closes the check when it ends): a loop never started keeps no descriptor.
+        close();
     }
 
     /** @return what changed since the last look, for the log; empty when nothing did */
     Optional<String> look()
     {
-        Optional<String> movedNow = paths.confDirMoved();
+        if (movedAgain == null) {
+            // Not in the constructor: the loop is built at start-up, while the kernel's calls may still be linking.
+            movedAgain = paths.confDirMovedAgain(FileSystemCalls.get());
+        }
+        Optional<String> movedNow = movedAgain.get();
         List<String> mountsNow = mounts();
         List<String> changes = new ArrayList<>();
         if (!movedNow.equals(moved)) {
@@ -67,15 +88,16 @@ final class GroundCheck
     /** The mount table's lines for mount points at, under or above the directories we watch; empty when it cannot be read. */
     private List<String> mounts()
     {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(mountinfo);
-        }
-        catch (IOException | RuntimeException e) {
+        if (!readTable()) {
+            mountsFrom = null;
             return List.of();
         }
+        if (mountsFrom != null && Arrays.equals(buffer.array(), 0, buffer.limit(), mountsFrom, 0, mountsFrom.length)) {
+            return mounts;
+        }
+        mountsFrom = Arrays.copyOf(buffer.array(), buffer.limit());
         List<String> relevant = new ArrayList<>();
-        for (String line : lines) {
+        for (String line : new String(mountsFrom, StandardCharsets.UTF_8).split("\n")) {
             String[] fields = line.split(" ");
             if (fields.length < 5) {
                 continue;
@@ -86,6 +108,45 @@ final class GroundCheck
             }
         }
         return relevant;
+    }
+
+    /** @return whether the whole table is now in {@link #buffer}, from its start to its limit */
+    private boolean readTable()
+    {
+        try {
+            if (table == null) {
+                table = FileChannel.open(mountinfo);
+            }
+            buffer.clear();
+            long position = 0;
+            int read;
+            while ((read = table.read(buffer, position)) >= 0) {
+                position += read;
+                if (!buffer.hasRemaining()) {
+                    buffer = ByteBuffer.allocate(buffer.capacity() * 2).put(buffer.flip());
+                }
+            }
+            buffer.flip();
+            return true;
+        }
+        catch (IOException | RuntimeException e) {
+            close();
+            return false;
+        }
+    }
+
+    /** Lets the descriptor go; the next look opens the table again. */
+    void close()
+    {
+        if (table != null) {
+            try {
+                table.close();
+            }
+            catch (IOException e) {
+                // Nothing was written through it.
+            }
+            table = null;
+        }
     }
 
     /** mountinfo writes a space, a tab, a newline and a backslash in a path as {@code \040}, {@code \011}, {@code \012}, {@code \134}. */

@@ -156,6 +156,7 @@ final class ReconcileLoop
             Thread.currentThread().interrupt();
         }
         finally {
+            ground.close();
             status.loopRunning(false);
         }
     }

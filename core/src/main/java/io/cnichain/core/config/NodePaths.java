@@ -1,10 +1,12 @@
 package io.cnichain.core.config;
 
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.host.HostPaths;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -42,7 +44,22 @@ public record NodePaths(Path hostRoot, Path confDir, Path binDir, Path sourceBin
      */
     public Optional<String> confDirMoved()
     {
-        Optional<Path> now = new HostPaths(hostRoot).withoutLinks(configuredConfDir);
+        return moved(new HostPaths(hostRoot).withoutLinks(configuredConfDir));
+    }
+
+    /**
+     * {@link #confDirMoved()}, asked again and again: the walk is remembered (see {@link HostPaths#walk}).
+     *
+     * @return a question to ask as often as needed, on one thread
+     */
+    public Supplier<Optional<String>> confDirMovedAgain(FileSystemCalls calls)
+    {
+        HostPaths.Walk walk = new HostPaths(hostRoot).walk(configuredConfDir, calls);
+        return () -> moved(walk.now());
+    }
+
+    private Optional<String> moved(Optional<Path> now)
+    {
         if (now.isEmpty() || now.get().equals(confDir)) {
             return Optional.empty();
         }
