@@ -23,10 +23,12 @@ import static java.util.Objects.requireNonNull;
  * (k3s-style custom paths: re-pointed, the runtime reads another directory) and the mounts over the conf dir, the bin
  * dir or a directory above them (a tmpfs mounted over the conf dir hides every file the agent watches). inotify tells
  * neither: a link's target is not its directory's event, and a mount is no event at all. The kernel lists the mounts
- * in {@code /proc/self/mountinfo}. The table is read every second into the same buffer, through a descriptor held
- * open (the kernel prints the file afresh at every read from its start), and taken apart only when its bytes changed:
- * taking it apart every second cost an idle agent 1 MiB of resident memory and most of its idle CPU (the compiler's
- * work and the garbage it made).
+ * in {@code /proc/self/mountinfo}.
+ * <p>
+ * The look runs on an idle node too, so it does as little as it can: the table is read into the same buffer, through a
+ * descriptor held open (the kernel prints the file afresh at every read from its start), and taken apart only when its
+ * bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}). Done
+ * afresh every second, the two cost an idle agent about 1 MiB of resident memory (docs/performance.md).
  */
 final class GroundCheck
 {
