@@ -78,7 +78,7 @@ public record HostPaths(Path root)
             if (mode.isEmpty()) {
                 return Kind.ABSENT;
             }
-            return (mode.getAsInt() & S_IFMT) == S_IFLNK ? Kind.LINK : Kind.OTHER;
+            return FileSystemCalls.isSymbolicLink(mode.getAsInt()) ? Kind.LINK : Kind.OTHER;
         });
     }
 
@@ -142,9 +142,6 @@ public record HostPaths(Path root)
                 throws IOException;
     }
 
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFLNK = 0120000;
-
     private static Kind javaKind(Path path)
             throws IOException
     {
@@ -181,8 +178,7 @@ public record HostPaths(Path root)
                 kind = probe.kindOf(seen);
             }
             catch (IOException e) {
-                taken.add(new Step(seen, null, null));
-                return Optional.empty();
+                return failed(seen, taken);
             }
             if (kind == Kind.ABSENT) {
                 taken.add(new Step(seen, kind, null));
@@ -194,12 +190,10 @@ public record HostPaths(Path root)
                     target = Files.readSymbolicLink(seen);
                 }
                 catch (IOException e) {
-                    taken.add(new Step(seen, null, null));
-                    return Optional.empty();
+                    return failed(seen, taken);
                 }
                 if (++links > 40) {
-                    taken.add(new Step(seen, null, null));
-                    return Optional.empty();
+                    return failed(seen, taken);
                 }
                 taken.add(new Step(seen, kind, target));
                 List<String> names = new ArrayList<>();
@@ -219,6 +213,13 @@ public record HostPaths(Path root)
             }
         }
         return Optional.of(resolved);
+    }
+
+    /** A walk that cannot go on: empty, and not to be remembered. */
+    private static Optional<Path> failed(Path seen, List<Step> taken)
+    {
+        taken.add(new Step(seen, null, null));
+        return Optional.empty();
     }
 
     /**
