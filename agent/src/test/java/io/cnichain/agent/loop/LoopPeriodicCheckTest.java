@@ -38,8 +38,8 @@ class LoopPeriodicCheckTest
             assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"watch\"} 0\n").contains("cnichain_missed_events_total{what=\"file\"} 0\n");
 
             Files.move(node.host("/etc/cni/oci"), node.host("/etc/cni/oci-old"));
+            // Written without our entry; not checked here, as the agent may already have patched it by the next line.
             node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-current"), TestNode.OCI);
-            assertThat(PluginList.patched(real)).isFalse();
 
             // The directory's parent is watched too: the swap is an event, and the check has nothing left to find.
             loop.awaitLog("[" + node.host("/etc/cni/oci") + "] now names another directory (renamed away, or another renamed in its place)");
