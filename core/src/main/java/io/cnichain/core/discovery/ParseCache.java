@@ -1,12 +1,11 @@
 package io.cnichain.core.discovery;
 
 import io.cnichain.core.discovery.NodeSnapshot.Loaded;
+import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -37,8 +36,6 @@ final class ParseCache
 {
     /** A file changed this recently may change again within the same timestamp: it is read every time. */
     static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(2);
-
-    private static final String IDENTITY_ATTRIBUTES = "unix:dev,ino,size,lastModifiedTime,ctime";
 
     private final Path confDir;
     /** By target (host path), then by the name it is loaded under (the name decides the format). */
@@ -162,40 +159,10 @@ final class ParseCache
     private static Optional<Identity> identity(Path container)
     {
         try {
-            Map<String, Object> attributes = Files.readAttributes(container, IDENTITY_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-            return Optional.of(new Identity((Long) attributes.get("dev"), (Long) attributes.get("ino"), (Long) attributes.get("size"),
-                    nanos(attributes.get("lastModifiedTime")), nanos(attributes.get("ctime"))));
+            return FileSystemCalls.get().identityOf(container);
         }
         catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return Optional.empty();
-        }
-    }
-
-    private static long nanos(Object time)
-    {
-        return ((FileTime) time).to(TimeUnit.NANOSECONDS);
-    }
-
-    /** Which file, in which state: a different inode, size, or time is a different file. */
-    record Identity(long device, long inode, long size, long modifiedNanos, long changedNanos)
-    {
-        long latestChangeNanos()
-        {
-            return Math.max(modifiedNanos, changedNanos);
-        }
-
-        // Written out, as NodeSnapshot.LoadKey: compared for every entry of the conf dir on every pass.
-        @Override
-        public boolean equals(Object other)
-        {
-            return other instanceof Identity identity && device == identity.device && inode == identity.inode && size == identity.size
-                    && modifiedNanos == identity.modifiedNanos && changedNanos == identity.changedNanos;
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return Long.hashCode(inode) * 31 + Long.hashCode(modifiedNanos);
         }
     }
 

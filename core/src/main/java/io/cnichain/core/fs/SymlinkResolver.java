@@ -1,20 +1,19 @@
 package io.cnichain.core.fs;
 
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.spi.ConfigEntry.EntryKind;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -70,11 +69,11 @@ public final class SymlinkResolver
     public Resolution resolve(Path hostPath)
     {
         Path path = SLASH.resolve(hostPath).normalize();
-        Optional<BasicFileAttributes> own = lstat(path);
+        OptionalInt own = lstat(path);
         if (own.isEmpty()) {
             return Resolution.refused(path, Optional.empty(), List.of(), "does not exist");
         }
-        EntryKind kind = kindOf(own.get());
+        EntryKind kind = kindOf(own.getAsInt());
         List<Path> chain = new ArrayList<>();
         Walk walk;
         try {
@@ -84,12 +83,12 @@ public final class SymlinkResolver
             return Resolution.refused(path, Optional.of(kind), chain, e.getMessage());
         }
         Path target = walk.path();
-        BasicFileAttributes attributes = walk.attributes();
+        int mode = walk.mode();
         String via = chain.isEmpty() ? "is" : "resolves to " + target + ",";
-        if (attributes.isDirectory()) {
+        if (FileSystemCalls.isDirectory(mode)) {
             return Resolution.refused(path, Optional.of(kind), chain, via + " a directory, not a regular file");
         }
-        if (!attributes.isRegularFile()) {
+        if (!FileSystemCalls.isRegularFile(mode)) {
             return Resolution.refused(path, Optional.of(kind), chain, via + " " + describeSpecial(target) + ", not a regular file");
         }
         if (!underAllowedRoot(target)) {
@@ -126,11 +125,11 @@ public final class SymlinkResolver
         Deque<String> todo = new ArrayDeque<>();
         pushFront(todo, path);
         Path current = SLASH;
-        Optional<BasicFileAttributes> root = lstat(SLASH);
+        OptionalInt root = lstat(SLASH);
         if (root.isEmpty()) {
             throw new ResolveException("the host root " + host.root() + " does not exist");
         }
-        BasicFileAttributes attributes = root.get();
+        int mode = root.getAsInt();
         Set<String> seen = new HashSet<>();
         int links = 0;
         while (!todo.isEmpty()) {
@@ -140,25 +139,25 @@ public final class SymlinkResolver
             }
             if (name.equals("..")) {
                 current = current.getParent() == null ? SLASH : current.getParent();
-                Optional<BasicFileAttributes> parent = lstat(current);
+                OptionalInt parent = lstat(current);
                 if (parent.isEmpty()) {
                     throw new ResolveException("a directory on the way vanished");
                 }
-                attributes = parent.get();
+                mode = parent.getAsInt();
                 continue;
             }
-            if (!attributes.isDirectory()) {
+            if (!FileSystemCalls.isDirectory(mode)) {
                 throw new ResolveException(current + " is not a directory");
             }
             Path next = current.resolve(name);
-            Optional<BasicFileAttributes> nextAttributes = lstat(next);
-            if (nextAttributes.isEmpty()) {
+            OptionalInt nextMode = lstat(next);
+            if (nextMode.isEmpty()) {
                 if (chain.isEmpty()) {
                     throw new ResolveException(next + " does not exist");
                 }
                 throw new ResolveException("dangling link: " + describeChain(chain) + " -> " + next + ", which does not exist");
             }
-            if (nextAttributes.get().isSymbolicLink()) {
+            if (FileSystemCalls.isSymbolicLink(nextMode.getAsInt())) {
                 if (!seen.add(next + "\0" + String.join("/", todo))) {
                     chain.add(next);
                     throw new ResolveException("symlink loop: " + describeChain(chain));
@@ -171,15 +170,15 @@ public final class SymlinkResolver
                 if (linkTarget.isAbsolute()) {
                     // An absolute target is a host path: start again from the host root.
                     current = SLASH;
-                    attributes = lstat(SLASH).orElseThrow();
+                    mode = lstat(SLASH).orElseThrow();
                 }
                 pushFront(todo, linkTarget);
                 continue;
             }
             current = next;
-            attributes = nextAttributes.get();
+            mode = nextMode.getAsInt();
         }
-        return new Walk(current, attributes);
+        return new Walk(current, mode);
     }
 
     private static void pushFront(Deque<String> todo, Path path)
@@ -204,17 +203,19 @@ public final class SymlinkResolver
         }
     }
 
-    private Optional<BasicFileAttributes> lstat(Path hostPath)
+    /**
+     * The {@code st_mode} of a host path, its last link not followed. Asked with {@code statx} where the agent has the
+     * kernel's calls: a pass asks it of every name on the way to each changed entry, and Java's {@code lstat} makes an
+     * attributes object, a path's bytes and a native buffer each time.
+     */
+    private OptionalInt lstat(Path hostPath)
     {
         try {
-            return Optional.of(Files.readAttributes(host.toContainer(hostPath), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
-        }
-        catch (NoSuchFileException e) {
-            return Optional.empty();
+            return FileSystemCalls.get().modeOf(host.toContainer(hostPath));
         }
         catch (IOException e) {
             // Unreadable parent directory and the like: treat as absent, the caller says where it stopped.
-            return Optional.empty();
+            return OptionalInt.empty();
         }
     }
 
@@ -228,21 +229,21 @@ public final class SymlinkResolver
         return chain.stream().map(Path::toString).collect(Collectors.joining(" -> "));
     }
 
-    static EntryKind kindOf(BasicFileAttributes attributes)
+    static EntryKind kindOf(int mode)
     {
-        if (attributes.isSymbolicLink()) {
+        if (FileSystemCalls.isSymbolicLink(mode)) {
             return EntryKind.SYMLINK;
         }
-        if (attributes.isRegularFile()) {
+        if (FileSystemCalls.isRegularFile(mode)) {
             return EntryKind.FILE;
         }
-        if (attributes.isDirectory()) {
+        if (FileSystemCalls.isDirectory(mode)) {
             return EntryKind.DIRECTORY;
         }
         return EntryKind.OTHER;
     }
 
-    private record Walk(Path path, BasicFileAttributes attributes) {}
+    private record Walk(Path path, int mode) {}
 
     private static final class ResolveException
             extends Exception

@@ -74,6 +74,43 @@ public interface FileSystemCalls
             throws IOException;
 
     /**
+     * Which file is at a path, and in which state, its last link not followed: asked again and again of the same files
+     * (a parse is kept only while they stay the same), so asked in one call.
+     *
+     * @return empty when nothing is there
+     * @throws IOException when the path cannot be looked at
+     */
+    Optional<Identity> identityOf(Path path)
+            throws IOException;
+
+    /**
+     * A file's device ({@code st_dev}, as the C library encodes it) and inode, size, and modification and change times:
+     * any of them different is another file, or the same one changed.
+     */
+    record Identity(long device, long inode, long size, long modifiedNanos, long changedNanos)
+    {
+        public long latestChangeNanos()
+        {
+            return Math.max(modifiedNanos, changedNanos);
+        }
+
+        // Written out: a record's own equals and hashCode go through method handles, which the agent's C1-only JIT calls
+        // slowly, and this one is compared for every file a pass looks at.
+        @Override
+        public boolean equals(Object other)
+        {
+            return other instanceof Identity identity && device == identity.device && inode == identity.inode && size == identity.size
+                    && modifiedNanos == identity.modifiedNanos && changedNanos == identity.changedNanos;
+        }
+
+        @Override
+        public int hashCode()
+        {
+            return Long.hashCode(inode) * 31 + Long.hashCode(modifiedNanos);
+        }
+    }
+
+    /**
      * @param directory a directory
      * @return the names of its entries as the kernel has them (bytes, not decoded), without {@code .} and {@code ..}
      */
@@ -236,6 +273,18 @@ public interface FileSystemCalls
     static boolean isSymbolicLink(int mode)
     {
         return (mode & 0170000) == 0120000;
+    }
+
+    /** @return whether a {@code st_mode} is a directory's */
+    static boolean isDirectory(int mode)
+    {
+        return (mode & 0170000) == 0040000;
+    }
+
+    /** @return whether a {@code st_mode} is a regular file's */
+    static boolean isRegularFile(int mode)
+    {
+        return (mode & 0170000) == 0100000;
     }
 
     /** Names the type bits of a {@code st_mode}. */

@@ -9,10 +9,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What Java 17's file API can do in place of the kernel's calls, and where it falls short: the type check and the open
@@ -65,6 +68,25 @@ final class JavaCalls
         catch (NoSuchFileException | NotDirectoryException e) {
             return OptionalInt.empty();
         }
+    }
+
+    @Override
+    public Optional<Identity> identityOf(Path path)
+            throws IOException
+    {
+        try {
+            Map<String, Object> attributes = Files.readAttributes(path, "unix:dev,ino,size,lastModifiedTime,ctime", LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(new Identity((Long) attributes.get("dev"), (Long) attributes.get("ino"), (Long) attributes.get("size"),
+                    nanos(attributes.get("lastModifiedTime")), nanos(attributes.get("ctime"))));
+        }
+        catch (NoSuchFileException | NotDirectoryException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static long nanos(Object time)
+    {
+        return ((FileTime) time).to(TimeUnit.NANOSECONDS);
     }
 
     @Override

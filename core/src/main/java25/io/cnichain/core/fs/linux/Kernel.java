@@ -59,7 +59,13 @@ final class Kernel
             JAVA_INT.withName("stx_mask"), JAVA_INT.withName("stx_blksize"), JAVA_LONG.withName("stx_attributes"),
             JAVA_INT.withName("stx_nlink"), JAVA_INT.withName("stx_uid"), JAVA_INT.withName("stx_gid"),
             JAVA_SHORT.withName("stx_mode"), MemoryLayout.paddingLayout(2), JAVA_LONG.withName("stx_ino"), JAVA_LONG.withName("stx_size"),
-            MemoryLayout.paddingLayout(208));
+            JAVA_LONG.withName("stx_blocks"), JAVA_LONG.withName("stx_attributes_mask"),
+            // stx_atime and stx_btime, then stx_ctime and stx_mtime: each a struct statx_timestamp (seconds, nanoseconds, padding).
+            MemoryLayout.paddingLayout(32),
+            JAVA_LONG.withName("stx_ctime_sec"), JAVA_INT.withName("stx_ctime_nsec"), MemoryLayout.paddingLayout(4),
+            JAVA_LONG.withName("stx_mtime_sec"), JAVA_INT.withName("stx_mtime_nsec"), MemoryLayout.paddingLayout(4),
+            JAVA_INT.withName("stx_rdev_major"), JAVA_INT.withName("stx_rdev_minor"), JAVA_INT.withName("stx_dev_major"),
+            JAVA_INT.withName("stx_dev_minor"), MemoryLayout.paddingLayout(112));
     static final VarHandle STX_MODE = STATX.varHandle(groupElement("stx_mode"));
     /** statx's mask for the fields {@link #status} reads: type, mode, link count, owner and group. */
     static final int STATX_STATUS = STATX_TYPE_MODE | 0x0004 | 0x0008 | 0x0010;
@@ -68,6 +74,16 @@ final class Kernel
     private static final long STX_UID_AT = STATX.byteOffset(groupElement("stx_uid"));
     private static final long STX_GID_AT = STATX.byteOffset(groupElement("stx_gid"));
     private static final long STX_MODE_AT = STATX.byteOffset(groupElement("stx_mode"));
+    private static final long STX_INO_AT = STATX.byteOffset(groupElement("stx_ino"));
+    private static final long STX_SIZE_AT = STATX.byteOffset(groupElement("stx_size"));
+    private static final long STX_CTIME_SEC_AT = STATX.byteOffset(groupElement("stx_ctime_sec"));
+    private static final long STX_CTIME_NSEC_AT = STATX.byteOffset(groupElement("stx_ctime_nsec"));
+    private static final long STX_MTIME_SEC_AT = STATX.byteOffset(groupElement("stx_mtime_sec"));
+    private static final long STX_MTIME_NSEC_AT = STATX.byteOffset(groupElement("stx_mtime_nsec"));
+    private static final long STX_DEV_MAJOR_AT = STATX.byteOffset(groupElement("stx_dev_major"));
+    private static final long STX_DEV_MINOR_AT = STATX.byteOffset(groupElement("stx_dev_minor"));
+    /** statx's mask for the fields {@link #identity} reads: inode, size, change and modification times (the device always comes). */
+    static final int STATX_IDENTITY = 0x0100 | 0x0200 | 0x0080 | 0x0040;
     /** {@code struct linux_dirent64}'s fixed part; the name follows it, NUL-terminated, within {@code d_reclen}. */
     static final StructLayout DIRENT64 = MemoryLayout.structLayout(
             JAVA_LONG.withName("d_ino"), JAVA_LONG.withName("d_off"), JAVA_SHORT.withName("d_reclen"), JAVA_BYTE.withName("d_type"));
@@ -159,6 +175,30 @@ final class Kernel
         }
         return new FileSystemCalls.Status(Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE_AT)), stat.get(JAVA_INT, STX_NLINK_AT),
                 stat.get(JAVA_INT, STX_UID_AT), stat.get(JAVA_INT, STX_GID_AT));
+    }
+
+    /**
+     * @return the device, inode, size and times of a path, a link not followed ({@link FileSystemCalls#identityOf}); null
+     *         with errno set
+     */
+    FileSystemCalls.Identity identity(Arena arena, MemorySegment state, MemorySegment path)
+            throws Throwable
+    {
+        MemorySegment stat = arena.allocate(STATX);
+        if (statx(state, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_IDENTITY, stat) != 0) {
+            return null;
+        }
+        long major = Integer.toUnsignedLong(stat.get(JAVA_INT, STX_DEV_MAJOR_AT));
+        long minor = Integer.toUnsignedLong(stat.get(JAVA_INT, STX_DEV_MINOR_AT));
+        // st_dev as glibc's makedev() makes it, so that the Java fallback (which reads st_dev) agrees.
+        long device = (major & 0xfffff000L) << 32 | (major & 0xfffL) << 8 | (minor & 0xffffff00L) << 12 | minor & 0xffL;
+        return new FileSystemCalls.Identity(device, stat.get(JAVA_LONG, STX_INO_AT), stat.get(JAVA_LONG, STX_SIZE_AT),
+                nanos(stat, STX_MTIME_SEC_AT, STX_MTIME_NSEC_AT), nanos(stat, STX_CTIME_SEC_AT, STX_CTIME_NSEC_AT));
+    }
+
+    private static long nanos(MemorySegment stat, long secondsAt, long nanosAt)
+    {
+        return stat.get(JAVA_LONG, secondsAt) * 1_000_000_000L + Integer.toUnsignedLong(stat.get(JAVA_INT, nanosAt));
     }
 
     /**

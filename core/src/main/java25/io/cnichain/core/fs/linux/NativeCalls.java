@@ -93,6 +93,23 @@ public final class NativeCalls
     }
 
     @Override
+    public Optional<Identity> identityOf(Path path)
+            throws IOException
+    {
+        return call((arena, state) -> {
+            Identity identity = kernel.identity(arena, state, arena.allocateFrom(path.toString()));
+            if (identity != null) {
+                return Optional.of(identity);
+            }
+            int error = errno(state);
+            if (error == ENOENT || error == ENOTDIR) {
+                return Optional.empty();
+            }
+            throw failure("statx", path, error);
+        });
+    }
+
+    @Override
     public List<EntryName> listNames(Path directory)
             throws IOException
     {

@@ -9,9 +9,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -74,6 +78,38 @@ class FileSystemCallsTest
         assertThat(calls.modeOf(dir.resolve("gone"))).isEmpty();
         // A component that is not a directory: nothing can be there either (ENOTDIR).
         assertThat(calls.modeOf(file.resolve("below"))).isEmpty();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
+    void tellsWhichFileIsAtAPathAndInWhichStateWithoutFollowingItsLink(String which)
+            throws Exception
+    {
+        FileSystemCalls calls = calls(which);
+        Path file = Files.writeString(dir.resolve("10-a.conflist"), "{\"a\":1}");
+        Instant modified = Instant.parse("2026-01-02T03:04:05.123456789Z");
+        Files.setLastModifiedTime(file, FileTime.from(modified));
+        Path link = Files.createSymbolicLink(dir.resolve("link"), file);
+
+        FileSystemCalls.Identity identity = calls.identityOf(file).orElseThrow();
+        // What Java's own stat says of the same file: the device as the C library encodes st_dev, the times to the nanosecond.
+        assertThat(identity.device()).isEqualTo(Files.getAttribute(file, "unix:dev"));
+        assertThat(identity.inode()).isEqualTo(Files.getAttribute(file, "unix:ino"));
+        assertThat(identity.size()).isEqualTo(7);
+        assertThat(identity.modifiedNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(modified.getEpochSecond()) + modified.getNano());
+        assertThat(identity.changedNanos()).isEqualTo(((FileTime) Files.getAttribute(file, "unix:ctime")).to(TimeUnit.NANOSECONDS));
+        assertThat(calls.identityOf(file)).hasValue(identity);
+        // The link's own identity, not its target's.
+        assertThat(calls.identityOf(link).orElseThrow().inode()).isEqualTo(Files.getAttribute(link, "unix:ino", LinkOption.NOFOLLOW_LINKS))
+                .isNotEqualTo(identity.inode());
+        // Another file renamed in its place, of the same size and times, is another identity.
+        Path other = Files.writeString(dir.resolve("other"), "{\"a\":2}");
+        Files.setLastModifiedTime(other, FileTime.from(modified));
+        Files.move(other, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        assertThat(calls.identityOf(file)).isPresent().isNotEqualTo(Optional.of(identity));
+        assertThat(calls.identityOf(dir.resolve("gone"))).isEmpty();
+        // A component that is not a directory: nothing can be there either (ENOTDIR).
+        assertThat(calls.identityOf(file.resolve("below"))).isEmpty();
     }
 
     @ParameterizedTest
