@@ -147,7 +147,7 @@ abstract class WriteDirectory
     {
         static Replaced of(FileSystemCalls.Status status)
         {
-            return new Replaced((status.mode() & 0170000) == 0100000, AtomicFileWriter.FileMode.permissions(status.mode()), Optional.of(status));
+            return new Replaced(FileSystemCalls.isRegularFile(status.mode()), AtomicFileWriter.FileMode.permissions(status.mode()), Optional.of(status));
         }
     }
 

@@ -326,7 +326,7 @@ final class Kernel
             if (mode < 0) {
                 throw failure("statx", file, errno(state));
             }
-            if ((mode & 0170000) != 0100000) {
+            if (!FileSystemCalls.isRegularFile(mode)) {
                 throw new FileSystemCalls.NotRegularFile(file, FileSystemCalls.kindOf(mode));
             }
             return readAll(state, arena, fd, file, limit + 1);
