@@ -71,7 +71,6 @@ public final class Agent
     public int run()
             throws IOException
     {
-        log.info("File calls: {}", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
         Optional<HealthServer> health = Optional.empty();
         if (config.run().healthPort() > 0) {
             HealthServer server = new HealthServer(java.net.InetAddress.getByName(config.run().healthAddress()), config.run().healthPort(), status, metrics,
@@ -116,6 +115,9 @@ public final class Agent
                         + " stop the agent", signal);
             }
         }
+        // Asked only now: the calls are linked on a thread of their own since the JVM started, and everything above
+        // needs none of them.
+        log.info("File calls: {}", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
         ShutdownDecision decision;
         try {
             try {

@@ -97,6 +97,10 @@ public final class Engine
      */
     private void checkSettingValues()
     {
+        if (config.adapters().settings().isEmpty()) {
+            // Nothing to ask, and nothing to look at: the node is first seen by the first pass.
+            return;
+        }
         NodeSnapshot snapshot = snapshot();
         for (String name : config.adapters().settings().keySet()) {
             try {
