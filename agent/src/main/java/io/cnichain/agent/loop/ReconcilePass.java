@@ -6,6 +6,7 @@ import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.Installer;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -42,6 +44,8 @@ final class ReconcilePass
     private boolean saidNoPrimary;
     private String lastAdapter = "";
     private Set<String> lastNotes = Set.of();
+    /** Whether the conf dir's links lead elsewhere now, asked with the walk remembered: made at the first pass. */
+    private Supplier<Optional<String>> confDirMoved;
 
     ReconcilePass(Engine engine, NodeScanner scanner, EchoFilter echoes, TargetPatcher patcher)
     {
@@ -70,7 +74,11 @@ final class ReconcilePass
         // The adapter failing, or the runtime's file being one we may not write, makes the node not ready; the files
         // that can be patched still are.
         List<String> notReady = new ArrayList<>(problems(selection));
-        Optional<String> moved = engine.config().paths().confDirMoved();
+        if (confDirMoved == null) {
+            // Asked on every pass that decides: a fresh walk made and took apart a path per name, interpreted, on the reaction's path.
+            confDirMoved = engine.config().paths().confDirMovedAgain(FileSystemCalls.get());
+        }
+        Optional<String> moved = confDirMoved.get();
         if (moved.isPresent()) {
             if (!lastNotes.contains(moved.get())) {
                 log.error("{}", moved.get());

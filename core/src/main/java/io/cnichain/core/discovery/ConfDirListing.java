@@ -66,7 +66,12 @@ record ConfDirListing(Map<String, ConfigEntry> entries, Map<Path, Path> readable
 
     static ConfigEntry toEntry(SymlinkResolver resolver, Path hostPath, Map<Path, Path> readableOnly)
     {
-        Resolution resolution = resolver.resolve(hostPath);
+        return toEntry(resolver.resolve(hostPath), hostPath, readableOnly);
+    }
+
+    /** {@link #toEntry(SymlinkResolver, Path, Map)} from a resolution already made. */
+    static ConfigEntry toEntry(Resolution resolution, Path hostPath, Map<Path, Path> readableOnly)
+    {
         if (resolution.target().isEmpty()) {
             if (resolution.readable().isPresent()) {
                 readableOnly.put(resolution.path(), resolution.readable().get());

@@ -1,12 +1,12 @@
 package io.cnichain.core.discovery;
 
 import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.Resolution;
 import io.cnichain.core.fs.SymlinkResolver;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.spi.ConfigEntry;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashSet;
@@ -136,29 +136,16 @@ public final class NodeScanner
         Path hostPath = layout.confDir().resolve(name);
         readableOnly.remove(hostPath);
         ConfigEntry before = entries.get(name);
-        if (!present(layout.host().toContainer(hostPath))) {
+        Resolution resolution = resolver.resolve(hostPath);
+        if (!resolution.exists()) {
+            // Nothing at the name (a link counts), as the resolver's first lstat found: a primary's renamed temp file.
             volatileNames.remove(name);
             return entries.remove(name) != null;
         }
-        ConfigEntry entry = ConfDirListing.toEntry(resolver, hostPath, readableOnly);
+        ConfigEntry entry = ConfDirListing.toEntry(resolution, hostPath, readableOnly);
         entries.put(name, entry);
         track(entry);
         return !entry.equals(before);
-    }
-
-    /**
-     * Whether anything is at the path (a link counts), as {@code Files.exists} without following links answers, but
-     * without the exception it throws inside for a name that is gone, as a primary's renamed temp file is after every
-     * rewrite: its stack trace cost each pass more than the call.
-     */
-    private static boolean present(Path path)
-    {
-        try {
-            return FileSystemCalls.get().modeOf(path).isPresent();
-        }
-        catch (IOException e) {
-            return false;
-        }
     }
 
     private void track(ConfigEntry entry)
