@@ -100,7 +100,8 @@ public record JsonStyle(Optional<String> indent, String keySeparator, String ite
                 Map.Entry<String, JsonNode> field = fields.next();
                 separate(firstField, base, out);
                 firstField = false;
-                out.append(CniJson.quote(field.getKey())).append(keySeparator);
+                CniJson.appendQuoted(field.getKey(), out);
+                out.append(keySeparator);
                 write(field.getValue(), base + indent.orElse(""), out);
             }
             close(base, out);
@@ -122,7 +123,7 @@ public record JsonStyle(Optional<String> indent, String keySeparator, String ite
             out.append(']');
         }
         else {
-            out.append(CniJson.compact(node));
+            CniJson.appendScalar(node, out);
         }
     }
 
