@@ -1,12 +1,12 @@
 package io.cnichain.core.discovery;
 
 import io.cnichain.core.fs.BoundedFileReader;
-import io.cnichain.core.fs.Resolution;
 import io.cnichain.core.fs.SymlinkResolver;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.spi.ConfigEntry;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.HashSet;
@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -136,16 +137,30 @@ public final class NodeScanner
         Path hostPath = layout.confDir().resolve(name);
         readableOnly.remove(hostPath);
         ConfigEntry before = entries.get(name);
-        Resolution resolution = resolver.resolve(hostPath);
-        if (!resolution.exists()) {
-            // Nothing at the name (a link counts), as the resolver's first lstat found: a primary's renamed temp file.
+        OptionalInt mode = modeOf(layout.host().toContainer(hostPath));
+        if (mode.isEmpty()) {
             volatileNames.remove(name);
             return entries.remove(name) != null;
         }
-        ConfigEntry entry = ConfDirListing.toEntry(resolution, hostPath, readableOnly);
+        ConfigEntry entry = ConfDirListing.toEntry(resolver.resolve(hostPath, mode.getAsInt()), hostPath, readableOnly);
         entries.put(name, entry);
         track(entry);
         return !entry.equals(before);
+    }
+
+    /**
+     * What is at the path (a link counts), the last link not followed, as {@code Files.exists} without following links
+     * answers, but without the exception it throws inside for a name that is gone, as a primary's renamed temp file is
+     * after every rewrite: its stack trace cost each pass more than the call. The resolver takes the answer from here.
+     */
+    private static OptionalInt modeOf(Path path)
+    {
+        try {
+            return FileSystemCalls.get().modeOf(path);
+        }
+        catch (IOException e) {
+            return OptionalInt.empty();
+        }
     }
 
     private void track(ConfigEntry entry)

@@ -73,7 +73,21 @@ public final class SymlinkResolver
         if (own.isEmpty()) {
             return Resolution.refused(path, Optional.empty(), List.of(), "does not exist");
         }
-        EntryKind kind = kindOf(own.getAsInt());
+        return resolve(path, own.getAsInt());
+    }
+
+    /**
+     * {@link #resolve(Path)} of a path whose own {@code lstat} the caller has just made: a pass first asks whether a
+     * changed name is there at all (a primary's renamed temp file is not), and need not ask it twice.
+     *
+     * @param hostPath an absolute host path
+     * @param mode     its {@code st_mode}, the last link not followed ({@link FileSystemCalls#modeOf})
+     * @return where it leads
+     */
+    public Resolution resolve(Path hostPath, int mode)
+    {
+        Path path = SLASH.resolve(hostPath).normalize();
+        EntryKind kind = kindOf(mode);
         List<Path> chain = new ArrayList<>();
         Walk walk;
         try {
@@ -83,12 +97,12 @@ public final class SymlinkResolver
             return Resolution.refused(path, Optional.of(kind), chain, e.getMessage());
         }
         Path target = walk.path();
-        int mode = walk.mode();
+        int targetMode = walk.mode();
         String via = chain.isEmpty() ? "is" : "resolves to " + target + ",";
-        if (FileSystemCalls.isDirectory(mode)) {
+        if (FileSystemCalls.isDirectory(targetMode)) {
             return Resolution.refused(path, Optional.of(kind), chain, via + " a directory, not a regular file");
         }
-        if (!FileSystemCalls.isRegularFile(mode)) {
+        if (!FileSystemCalls.isRegularFile(targetMode)) {
             return Resolution.refused(path, Optional.of(kind), chain, via + " " + describeSpecial(target) + ", not a regular file");
         }
         if (!underAllowedRoot(target)) {
