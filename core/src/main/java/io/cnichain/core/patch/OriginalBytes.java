@@ -24,10 +24,15 @@ public final class OriginalBytes
      */
     public static byte[] keep(byte[] original, byte[] edited)
     {
-        int[] starts = charStarts(original);
         String before = decode(original);
-        if (starts.length != before.length() + 1 || Arrays.equals(original, before.getBytes(StandardCharsets.UTF_8))) {
-            // Valid UTF-8 throughout (or a decoding this does not follow): the encoded text is the file.
+        if (Arrays.equals(original, before.getBytes(StandardCharsets.UTF_8))) {
+            // Valid UTF-8 throughout, as nearly every file is: the encoded text is the file. Asked first: the offsets
+            // below decode the file a character at a time, which cost every write more than the rest of this.
+            return edited;
+        }
+        int[] starts = charStarts(original);
+        if (starts.length != before.length() + 1) {
+            // A decoding this does not follow: the encoded text is the file.
             return edited;
         }
         String after = new String(edited, StandardCharsets.UTF_8);
