@@ -84,6 +84,8 @@ final class Kernel
     private static final long STX_DEV_MINOR_AT = STATX.byteOffset(groupElement("stx_dev_minor"));
     /** statx's mask for the fields {@link #identity} reads: inode, size, change and modification times (the device always comes). */
     static final int STATX_IDENTITY = 0x0100 | 0x0200 | 0x0080 | 0x0040;
+    /** statx's mask bit for {@code stx_size}. */
+    static final int STATX_SIZE = 0x0200;
     /** {@code struct linux_dirent64}'s fixed part; the name follows it, NUL-terminated, within {@code d_reclen}. */
     static final StructLayout DIRENT64 = MemoryLayout.structLayout(
             JAVA_LONG.withName("d_ino"), JAVA_LONG.withName("d_off"), JAVA_SHORT.withName("d_reclen"), JAVA_BYTE.withName("d_type"));
@@ -322,27 +324,33 @@ final class Kernel
             throw failure("open", file, error);
         }
         try {
-            int mode = mode(arena, state, fd);
-            if (mode < 0) {
+            MemorySegment stat = arena.allocate(STATX);
+            if (statx(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE | STATX_SIZE, stat) != 0) {
                 throw failure("statx", file, errno(state));
             }
+            int mode = Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE_AT));
             if (!FileSystemCalls.isRegularFile(mode)) {
                 throw new FileSystemCalls.NotRegularFile(file, FileSystemCalls.kindOf(mode));
             }
-            return readAll(state, arena, fd, file, limit + 1);
+            return readAll(state, arena, fd, file, limit + 1, stat.get(JAVA_LONG, STX_SIZE_AT) + 1);
         }
         finally {
             int ignored = close(state, fd);
         }
     }
 
-    /** Reads up to {@code most} bytes from a descriptor. */
-    byte[] readAll(MemorySegment state, Arena arena, int fd, Path file, long most)
+    /**
+     * Reads up to {@code most} bytes from a descriptor.
+     *
+     * @param expected how many bytes the file holds by its size (one more, to see its end), which sizes the buffer
+     */
+    byte[] readAll(MemorySegment state, Arena arena, int fd, Path file, long most, long expected)
             throws Throwable
     {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        // No larger than asked: a check reads a few hundred bytes, and each byte allocated is zeroed first.
-        MemorySegment buffer = arena.allocate(Math.min(64 * 1024, most), 8);
+        // No larger than the file, nor than asked: each byte allocated is zeroed first, and a configuration of a few
+        // hundred bytes was read through 64 KiB. At least a page: a file may grow, and some report no size.
+        MemorySegment buffer = arena.allocate(Math.min(Math.min(64 * 1024, most), Math.max(4096, expected)), 8);
         while (out.size() < most) {
             long n = read(state, fd, buffer, Math.min(buffer.byteSize(), most - out.size()));
             if (n < 0) {

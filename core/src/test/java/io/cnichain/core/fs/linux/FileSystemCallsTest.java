@@ -60,6 +60,25 @@ class FileSystemCallsTest
 
     @ParameterizedTest
     @ValueSource(strings = {"native", "java"})
+    void readsFilesLargerThanAPageAndThanOneBufferWhole(String which)
+            throws IOException
+    {
+        // The native read sizes its buffer by the file's size, at least a page and at most 64 KiB: a file past either
+        // bound is read in several reads, and a limit within it still stops one byte past.
+        for (int size : new int[] {4095, 4096, 4097, 65_535, 65_536, 65_537, 200_000}) {
+            byte[] content = new byte[size];
+            for (int i = 0; i < size; i++) {
+                content[i] = (byte) ('a' + i % 26);
+            }
+            Path file = Files.write(dir.resolve("big-" + size), content);
+            assertThat(calls(which).readRegularFile(file, 1 << 20)).as("size %d", size).isEqualTo(content);
+            assertThat(calls(which).readRegularFile(file, size - 1)).as("size %d, limit one less", size).isEqualTo(content);
+            assertThat(calls(which).readRegularFile(file, 5000)).as("size %d, limit 5000", size).hasSize(Math.min(size, 5001));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
     void saysWhatIsAtAPathWithoutFollowingItsLinkAndNothingWhereNothingIs(String which)
             throws Exception
     {
