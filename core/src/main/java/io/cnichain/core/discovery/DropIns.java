@@ -116,7 +116,12 @@ public final class DropIns
         if (networkName.indexOf('\0') >= 0) {
             return Optional.empty();
         }
-        String relative = networkName.replaceAll("^/+", "");
+        // Leading slashes dropped by hand: a regular expression here was compiled again on every pass.
+        int start = 0;
+        while (start < networkName.length() && networkName.charAt(start) == '/') {
+            start++;
+        }
+        String relative = networkName.substring(start);
         return Optional.of(relative.isEmpty() ? confDir : confDir.resolve(relative).normalize());
     }
 

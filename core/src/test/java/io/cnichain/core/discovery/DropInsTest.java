@@ -54,6 +54,19 @@ class DropInsTest
     }
 
     @Test
+    void theNetworkNameIsJoinedToTheConfDirAsGoJoinsIt()
+    {
+        // Go's filepath.Join("/etc/cni/net.d", name): leading slashes do not make the name absolute, and it is cleaned.
+        Path confDir = Path.of("/etc/cni/net.d");
+        assertThat(DropIns.joined(confDir, "k8s-pod-network")).contains(Path.of("/etc/cni/net.d/k8s-pod-network"));
+        assertThat(DropIns.joined(confDir, "///k8s/./net")).contains(Path.of("/etc/cni/net.d/k8s/net"));
+        assertThat(DropIns.joined(confDir, "/")).contains(confDir);
+        assertThat(DropIns.joined(confDir, "")).contains(confDir);
+        assertThat(DropIns.joined(confDir, "/../up")).contains(Path.of("/etc/cni/up"));
+        assertThat(DropIns.joined(confDir, "a\0b")).isEmpty();
+    }
+
+    @Test
     void noDirectoryAddsNothing()
     {
         node.write("10-calico.conflist", TestNode.CALICO);
