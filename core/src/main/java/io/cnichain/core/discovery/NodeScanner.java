@@ -43,6 +43,8 @@ public final class NodeScanner
     private Optional<String> listingProblem = Optional.empty();
     private List<FileSystemCalls.EntryName> unnameable = List.of();
     private Map<String, ConfigEntry> published = Map.of();
+    /** Its values, in order: copied once per change, not once per snapshot (a conf dir may hold thousands). */
+    private List<ConfigEntry> publishedList = List.of();
 
     public NodeScanner(NodeLayout layout)
     {
@@ -104,8 +106,10 @@ public final class NodeScanner
         changed.clear();
         if (modified) {
             published = Collections.unmodifiableMap(new LinkedHashMap<>(entries));
+            publishedList = List.copyOf(published.values());
         }
-        return new NodeSnapshot(layout, resolver, reader, published, new ConcurrentHashMap<>(readableOnly), listingProblem, unnameable, Optional.of(cache));
+        return new NodeSnapshot(layout, resolver, reader, published, publishedList, new ConcurrentHashMap<>(readableOnly), listingProblem, unnameable,
+                Optional.of(cache));
     }
 
     private boolean listEverything()

@@ -54,13 +54,20 @@ public final class NodeSnapshot
     NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
             Map<Path, Path> readableOnly, Optional<String> listingProblem, List<FileSystemCalls.EntryName> unnameable, Optional<ParseCache> cache)
     {
+        this(layout, resolver, reader, entries, List.copyOf(entries.values()), readableOnly, listingProblem, unnameable, cache);
+    }
+
+    /** @param entryList the entries' values in their order, made once for as many snapshots as share them */
+    NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries, List<ConfigEntry> entryList,
+            Map<Path, Path> readableOnly, Optional<String> listingProblem, List<FileSystemCalls.EntryName> unnameable, Optional<ParseCache> cache)
+    {
         this.unnameable = unnameable;
         this.layout = layout;
         this.readableOnly = readableOnly;
         this.resolver = resolver;
         this.reader = reader;
         this.entries = entries;
-        this.entryList = List.copyOf(entries.values());
+        this.entryList = entryList;
         this.listingProblem = listingProblem;
         this.cache = cache;
     }
