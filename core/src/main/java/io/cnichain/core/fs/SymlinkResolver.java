@@ -73,7 +73,7 @@ public final class SymlinkResolver
         if (own.isEmpty()) {
             return Resolution.refused(path, Optional.empty(), List.of(), "does not exist");
         }
-        return resolve(path, own.getAsInt());
+        return resolveNormal(path, own.getAsInt());
     }
 
     /**
@@ -86,7 +86,11 @@ public final class SymlinkResolver
      */
     public Resolution resolve(Path hostPath, int mode)
     {
-        Path path = SLASH.resolve(hostPath).normalize();
+        return resolveNormal(SLASH.resolve(hostPath).normalize(), mode);
+    }
+
+    private Resolution resolveNormal(Path path, int mode)
+    {
         EntryKind kind = kindOf(mode);
         List<Path> chain = new ArrayList<>();
         Walk walk;

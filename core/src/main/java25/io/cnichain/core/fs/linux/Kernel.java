@@ -147,11 +147,16 @@ final class Kernel
     int mode(Arena arena, MemorySegment state, int fd)
             throws Throwable
     {
+        MemorySegment stat = statOf(arena, state, fd, STATX_TYPE_MODE);
+        return stat == null ? -1 : Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE_AT));
+    }
+
+    /** @return what {@code statx} says of an open descriptor, the fields of {@code mask} filled in; null with errno set */
+    private MemorySegment statOf(Arena arena, MemorySegment state, int fd, int mask)
+            throws Throwable
+    {
         MemorySegment stat = arena.allocate(STATX);
-        if (statx(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE, stat) != 0) {
-            return -1;
-        }
-        return Short.toUnsignedInt((short) STX_MODE.get(stat, 0L));
+        return statx(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, mask, stat) == 0 ? stat : null;
     }
 
     /** @return the file type and permission bits of a path, its final link not followed, or -1 with errno set */
@@ -324,8 +329,8 @@ final class Kernel
             throw failure("open", file, error);
         }
         try {
-            MemorySegment stat = arena.allocate(STATX);
-            if (statx(state, fd, arena.allocateFrom(""), AT_EMPTY_PATH, STATX_TYPE_MODE | STATX_SIZE, stat) != 0) {
+            MemorySegment stat = statOf(arena, state, fd, STATX_TYPE_MODE | STATX_SIZE);
+            if (stat == null) {
                 throw failure("statx", file, errno(state));
             }
             int mode = Short.toUnsignedInt(stat.get(JAVA_SHORT, STX_MODE_AT));
