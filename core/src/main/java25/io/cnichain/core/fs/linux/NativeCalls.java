@@ -13,7 +13,9 @@ import static io.cnichain.core.fs.linux.Kernel.D_RECLEN;
 import static io.cnichain.core.fs.linux.Kernel.DIRENT64;
 import static io.cnichain.core.fs.linux.Kernel.EINTR;
 import static io.cnichain.core.fs.linux.Kernel.ELOOP;
+import static io.cnichain.core.fs.linux.Kernel.EPERM;
 import static io.cnichain.core.fs.linux.Kernel.ENOENT;
+import static io.cnichain.core.fs.linux.Kernel.ENOSYS;
 import static io.cnichain.core.fs.linux.Kernel.ENOTDIR;
 import static io.cnichain.core.fs.linux.Kernel.EXDEV;
 import static io.cnichain.core.fs.linux.Kernel.O_CLOEXEC;
@@ -197,10 +199,13 @@ public final class NativeCalls
                     if (kernel.getdents64(state, root, buffer, buffer.byteSize()) < 0) {
                         throw refused("getdents64", errno(state));
                     }
-                    // Both names missing: ENOENT where renameat2 exists, ENOSYS or EPERM where it is refused.
+                    // Both names missing: ENOSYS or EPERM where the call is refused; anything else says it exists (ENOENT,
+                    // or EROFS first where the root is read-only, as a pod's is).
                     String missing = ".cni-chain-probe-" + ProcessHandle.current().pid();
-                    if (kernel.renameat2(state, root, arena.allocateFrom(missing), root, arena.allocateFrom(missing + ".2"), RENAME_NOREPLACE) == 0
-                            || errno(state) != ENOENT) {
+                    if (kernel.renameat2(state, root, arena.allocateFrom(missing), root, arena.allocateFrom(missing + ".2"), RENAME_NOREPLACE) == 0) {
+                        throw new IllegalStateException("renameat2 renamed " + missing + ", which must not exist");
+                    }
+                    if (errno(state) == ENOSYS || errno(state) == EPERM) {
                         throw refused("renameat2", errno(state));
                     }
                 }
