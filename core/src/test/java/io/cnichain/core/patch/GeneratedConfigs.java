@@ -1,112 +1,133 @@
 package io.cnichain.core.patch;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
+import io.cnichain.core.SeededCases;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.random.RandomGenerator;
 
 /**
- * Valid CNI configurations for property tests: random foreign plugins with random keys, nested values, unicode and
+ * Valid CNI configurations for generated cases: random foreign plugins with random keys, nested values, unicode and
  * key orders, written in a random one of the styles real tools use (jq, Go's MarshalIndent with tabs, Python's
- * json.dump with or without indent, compact), with or without a final newline.
+ * json.dump with or without indent, compact), with or without a final newline. Everything comes from the random
+ * generator passed in, so a seed gives the same configuration every time.
  */
 final class GeneratedConfigs
 {
     /** Keys libcni gives a meaning to: generated extra keys avoid them, in any case. */
     private static final Set<String> RESERVED = Set.of("name", "cniversion", "cniversions", "plugins", "type", "disablecheck", "disablegc",
             "loadonlyinlinedplugins", "capabilities", "ipam", "dns", "prevresult", "cni.dev/valid-attachments", "cnichainconvertedfrom");
+    private static final String KEY_CHARS = "abcdefghijklmnopqrstuvwxyz-_\u00e9\u65e5";
+    private static final String STRING_CHARS = printableAscii() + "\u00e9\u00fc\u65e5\u672c\u2028\n\t\"\\";
+    private static final List<String> PLUGIN_TYPES = List.of("bridge", "portmap", "calico", "cilium-cni", "flannel", "tuning", "bandwidth", "oci-ptp");
 
     private GeneratedConfigs() {}
 
-    /** A value tree: String, Long, Double, Boolean, null, List or Map (insertion-ordered). */
-    static Arbitrary<Object> values(int depth)
+    /** A value tree: String, Long, Double, Boolean, null, List or Map (insertion-ordered); mostly scalars. */
+    static Object value(RandomGenerator random, int depth)
     {
-        Arbitrary<Object> scalars = Arbitraries.oneOf(
-                strings().map(s -> (Object) s),
-                Arbitraries.longs().between(-1_000_000_000L, 1_000_000_000L).map(n -> (Object) n),
-                Arbitraries.doubles().between(-1e6, 1e6).ofScale(3).map(d -> (Object) d),
-                Arbitraries.of(true, false).map(b -> (Object) b),
-                Arbitraries.just(null));
-        if (depth == 0) {
-            return scalars;
+        int kind = depth == 0 ? 0 : random.nextInt(8);
+        if (kind == 6) {
+            return SeededCases.list(random, 0, 3, () -> value(random, depth - 1));
         }
-        return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(6, scalars),
-                net.jqwik.api.Tuple.of(1, values(depth - 1).list().ofMaxSize(3).map(l -> (Object) l)),
-                net.jqwik.api.Tuple.of(1, objects(depth - 1).map(m -> (Object) m)));
+        if (kind == 7) {
+            return object(random, depth - 1);
+        }
+        return switch (random.nextInt(5)) {
+            case 0 -> string(random);
+            case 1 -> random.nextLong(-1_000_000_000L, 1_000_000_001L);
+            // Three decimals, as a tool that rounds writes them.
+            case 2 -> Math.round(random.nextDouble(-1e6, 1e6) * 1000) / 1000.0;
+            case 3 -> random.nextBoolean();
+            default -> null;
+        };
     }
 
-    static Arbitrary<Map<String, Object>> objects(int depth)
+    /** Up to four entries with distinct keys. */
+    static Map<String, Object> object(RandomGenerator random, int depth)
     {
-        return Combinators.combine(keys().list().ofMaxSize(4).uniqueElements(), values(depth).list().ofSize(4))
-                .as((keys, values) -> {
-                    Map<String, Object> map = new LinkedHashMap<>();
-                    for (int i = 0; i < keys.size(); i++) {
-                        map.put(keys.get(i), values.get(i));
-                    }
-                    return map;
-                });
+        Set<String> keys = new LinkedHashSet<>();
+        int size = random.nextInt(5);
+        while (keys.size() < size) {
+            keys.add(key(random));
+        }
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (String key : keys) {
+            map.put(key, value(random, depth));
+        }
+        return map;
     }
 
-    static Arbitrary<String> keys()
+    static String key(RandomGenerator random)
     {
-        return Arbitraries.strings().withCharRange('a', 'z').withChars('-', '_', 'é', '日').ofMinLength(1).ofMaxLength(12)
-                .filter(k -> !RESERVED.contains(k.toLowerCase(Locale.ROOT)));
+        while (true) {
+            String key = chars(random, KEY_CHARS, 1, 12);
+            if (!RESERVED.contains(key.toLowerCase(Locale.ROOT))) {
+                return key;
+            }
+        }
     }
 
-    static Arbitrary<String> strings()
+    static String string(RandomGenerator random)
     {
-        return Arbitraries.strings().withCharRange(' ', '~').withChars('é', 'ü', '日', '本', '\u2028', '\n', '\t', '"', '\\')
-                .ofMaxLength(16)
-                // A character outside the BMP (two UTF-16 units) cannot be a char: it stands in for the backquote.
-                .map(s -> s.replace("`", "\uD83D\uDE00"));
+        // A character outside the BMP (two UTF-16 units) cannot be one of the chars: it stands in for the backquote.
+        return chars(random, STRING_CHARS, 0, 16).replace("`", "\uD83D\uDE00");
     }
 
     /** A foreign plugin: a type that is never ours, then random keys. */
-    static Arbitrary<Map<String, Object>> plugins()
+    static Map<String, Object> plugin(RandomGenerator random)
     {
-        return Combinators.combine(Arbitraries.of("bridge", "portmap", "calico", "cilium-cni", "flannel", "tuning", "bandwidth", "oci-ptp"),
-                objects(2)).as((type, extra) -> {
-                    Map<String, Object> plugin = new LinkedHashMap<>();
-                    plugin.put("type", type);
-                    plugin.putAll(extra);
-                    return plugin;
-                });
+        Map<String, Object> plugin = new LinkedHashMap<>();
+        plugin.put("type", SeededCases.pick(random, PLUGIN_TYPES));
+        plugin.putAll(object(random, 2));
+        return plugin;
     }
 
-    static Arbitrary<Map<String, Object>> lists()
+    static Map<String, Object> list(RandomGenerator random)
     {
-        return Combinators.combine(keys(), Arbitraries.of("0.3.1", "0.4.0", "1.0.0"), plugins().list().ofMinSize(1).ofMaxSize(4), objects(1))
-                .as((name, version, plugins, extra) -> {
-                    Map<String, Object> list = new LinkedHashMap<>();
-                    list.put("cniVersion", version);
-                    list.put("name", name);
-                    list.putAll(extra);
-                    list.put("plugins", plugins);
-                    return list;
-                });
+        Map<String, Object> list = new LinkedHashMap<>();
+        list.put("cniVersion", SeededCases.pick(random, List.of("0.3.1", "0.4.0", "1.0.0")));
+        list.put("name", key(random));
+        list.putAll(object(random, 1));
+        list.put("plugins", SeededCases.list(random, 1, 4, () -> plugin(random)));
+        return list;
     }
 
-    static Arbitrary<Map<String, Object>> singles()
+    static Map<String, Object> single(RandomGenerator random)
     {
-        return Combinators.combine(keys(), Arbitraries.of("0.3.1", "1.0.0"), plugins()).as((name, version, plugin) -> {
-            Map<String, Object> single = new LinkedHashMap<>();
-            single.put("cniVersion", version);
-            single.put("name", name);
-            single.putAll(plugin);
-            return single;
-        });
+        Map<String, Object> single = new LinkedHashMap<>();
+        single.put("cniVersion", SeededCases.pick(random, List.of("0.3.1", "1.0.0")));
+        single.put("name", key(random));
+        single.putAll(plugin(random));
+        return single;
     }
 
-    static Arbitrary<Style> styles()
+    static Style style(RandomGenerator random)
     {
-        return Combinators.combine(Arbitraries.of(Style.Layout.values()), Arbitraries.of(true, false)).as(Style::new);
+        return new Style(SeededCases.pick(random, List.of(Style.Layout.values())), random.nextBoolean());
+    }
+
+    private static String chars(RandomGenerator random, String alphabet, int min, int max)
+    {
+        StringBuilder out = new StringBuilder();
+        for (int i = random.nextInt(min, max + 1); i > 0; i--) {
+            out.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return out.toString();
+    }
+
+    private static String printableAscii()
+    {
+        StringBuilder out = new StringBuilder();
+        for (char c = ' '; c <= '~'; c++) {
+            out.append(c);
+        }
+        return out.toString();
     }
 
     /** How a tool writes JSON. */

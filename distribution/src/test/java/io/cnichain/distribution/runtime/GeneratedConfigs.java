@@ -1,16 +1,16 @@
 package io.cnichain.distribution.runtime;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-
 import java.util.List;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 
 /**
  * CNI configurations at the edges where libcni's rules bite, as JSON text (so that key order, duplicates, odd
  * whitespace and trailing content survive): list fields of every JSON type, {@code cniVersions}, {@code disableCheck}
  * and its siblings as booleans, strings and worse, plugins with a type in another case, missing or mistyped, typed
- * fields mistyped. Built with jqwik's arbitraries, for a property ({@link ContainerdParserAgreementIT}).
+ * fields mistyped. Each configuration is made from one seed alone ({@link ContainerdParserAgreementIT}).
  */
 final class GeneratedConfigs
 {
@@ -22,67 +22,93 @@ final class GeneratedConfigs
      */
     record Config(String name, String text) {}
 
-    static Arbitrary<Config> configs()
+    /**
+     * The seeds of a run's cases, the same every run; {@code -Dcnichain.seed=<seed>} gives that one seed alone, to
+     * replay its case, and {@code -Dcnichain.seeds=<any number>} other seeds, to look beyond the usual cases.
+     */
+    static LongStream seeds(String property, int cases)
     {
-        return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(5, lists().map(text -> new Config("10-gen.conflist", text))),
-                net.jqwik.api.Tuple.of(1, singles().map(text -> new Config("10-gen.conf", text))));
+        String replay = System.getProperty("cnichain.seed", "").strip();
+        if (!replay.isEmpty()) {
+            return LongStream.of(Long.parseLong(replay));
+        }
+        SplittableRandom seeds = new SplittableRandom(property.hashCode() ^ Long.parseLong(System.getProperty("cnichain.seeds", "0").strip()));
+        return LongStream.generate(seeds::nextLong).limit(cases);
     }
 
-    private static Arbitrary<String> lists()
+    /** Five lists for one single-plugin {@code .conf}. */
+    static Config config(long seed)
     {
-        Arbitrary<String> name = field("name", List.of("\"net\"", "\"\""), List.of("5", "null", "true"));
-        Arbitrary<String> version = field("cniVersion", List.of("\"0.4.0\"", "\"1.0.0\""), List.of("1", "null"));
-        Arbitrary<String> versions = field("cniVersions", List.of("[\"1.0.0\"]", "[]"), List.of("[\"1.x\"]", "\"1.0.0\"", "[1]"));
-        Arbitrary<String> disableCheck = field("disableCheck", List.of("true", "false"), List.of("\"true\"", "\"TRUE\"", "\"yes\"", "1", "null"));
-        Arbitrary<String> disableGc = field("disableGC", List.of("true", "\"false\""), List.of("\"x\""));
-        Arbitrary<String> inlined = field("loadOnlyInlinedPlugins", List.of("false"), List.of("\"maybe\""));
-        Arbitrary<String> plugins = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(8, plugin().list().ofMinSize(1).ofMaxSize(2).map(list -> "\"plugins\":[" + String.join(",", list) + "]")),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of("\"plugins\":[]", "\"plugins\":{}", "\"plugins\":null", "\"plugins\":\"x\"", "",
-                        "\"plugins\":[null]", "\"plugins\":[{\"type\":\"bridge\"}],\"plugins\":{}")));
-        Arbitrary<String> space = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(20, Arbitraries.just("")),
-                net.jqwik.api.Tuple.of(2, Arbitraries.of(" ", "\t", "\n", "\r\n")), net.jqwik.api.Tuple.of(1, Arbitraries.of("\f", "\u00a0")));
-        Arbitrary<String> trailing = Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(30, Arbitraries.just("")),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of("{}", "x", "\n\n")));
-        return Combinators.combine(List.of(name, version, versions, disableCheck, disableGc, inlined, plugins, space, trailing)).as(parts -> {
-            StringBuilder text = new StringBuilder("{").append(parts.get(7));
-            String separator = "";
-            for (String part : parts.subList(0, 7)) {
-                if (!part.isEmpty()) {
-                    text.append(separator).append(part);
-                    separator = "," + parts.get(7);
-                }
+        RandomGenerator random = new SplittableRandom(seed);
+        return random.nextInt(6) < 5 ? new Config("10-gen.conflist", list(random)) : new Config("10-gen.conf", single(random));
+    }
+
+    private static String list(RandomGenerator random)
+    {
+        List<String> fields = List.of(
+                field(random, "name", List.of("\"net\"", "\"\""), List.of("5", "null", "true")),
+                field(random, "cniVersion", List.of("\"0.4.0\"", "\"1.0.0\""), List.of("1", "null")),
+                field(random, "cniVersions", List.of("[\"1.0.0\"]", "[]"), List.of("[\"1.x\"]", "\"1.0.0\"", "[1]")),
+                field(random, "disableCheck", List.of("true", "false"), List.of("\"true\"", "\"TRUE\"", "\"yes\"", "1", "null")),
+                field(random, "disableGC", List.of("true", "\"false\""), List.of("\"x\"")),
+                field(random, "loadOnlyInlinedPlugins", List.of("false"), List.of("\"maybe\"")),
+                plugins(random));
+        int space = random.nextInt(23);
+        String whitespace = space < 20 ? "" : space < 22 ? pick(random, List.of(" ", "\t", "\n", "\r\n")) : pick(random, List.of("\f", "\u00a0"));
+        String trailing = random.nextInt(31) < 30 ? "" : pick(random, List.of("{}", "x", "\n\n"));
+        StringBuilder text = new StringBuilder("{").append(whitespace);
+        String separator = "";
+        for (String field : fields) {
+            if (!field.isEmpty()) {
+                text.append(separator).append(field);
+                separator = "," + whitespace;
             }
-            return text.append("}").append(parts.get(8)).toString();
-        });
+        }
+        return text.append("}").append(trailing).toString();
     }
 
-    private static Arbitrary<String> singles()
+    /** One or two plugins most of the time; otherwise no list, an empty one, or not a list of objects. */
+    private static String plugins(RandomGenerator random)
     {
-        Arbitrary<String> type = field("type", List.of("\"bridge\""), List.of("\"\"", "5", "null"));
-        Arbitrary<String> name = field("name", List.of("\"net\""), List.of("5", "null"));
-        Arbitrary<String> version = field("cniVersion", List.of("\"0.4.0\""), List.of("1"));
-        Arbitrary<String> upper = field("TYPE", List.of("\"bridge\""), List.of("\"\""));
-        return Combinators.combine(type, name, version, upper).as((a, b, c, d) -> object(List.of(a, b, c, d)));
+        if (random.nextInt(9) < 8) {
+            return "\"plugins\":[" + String.join(",", IntStream.range(0, random.nextInt(1, 3)).mapToObj(i -> plugin(random)).toList()) + "]";
+        }
+        return pick(random, List.of("\"plugins\":[]", "\"plugins\":{}", "\"plugins\":null", "\"plugins\":\"x\"", "", "\"plugins\":[null]",
+                "\"plugins\":[{\"type\":\"bridge\"}],\"plugins\":{}"));
     }
 
-    private static Arbitrary<String> plugin()
+    private static String single(RandomGenerator random)
     {
-        Arbitrary<String> type = field("type", List.of("\"bridge\""), List.of("\"\"", "5", "null"));
-        Arbitrary<String> upper = field("Type", List.of("\"bridge\""), List.of("\"\""));
-        Arbitrary<String> capabilities = field("capabilities", List.of("{\"portMappings\":true}"), List.of("{\"portMappings\":\"yes\"}", "[]"));
-        Arbitrary<String> ipam = field("ipam", List.of("{}", "null"), List.of("\"host-local\""));
-        Arbitrary<String> big = field("mtu", List.of("1500", "1e-400"), List.of("1e400", "01"));
-        return Combinators.combine(type, upper, capabilities, ipam, big).as((a, b, c, d, e) -> object(List.of(a, b, c, d, e)));
+        return object(List.of(
+                field(random, "type", List.of("\"bridge\""), List.of("\"\"", "5", "null")),
+                field(random, "name", List.of("\"net\""), List.of("5", "null")),
+                field(random, "cniVersion", List.of("\"0.4.0\""), List.of("1")),
+                field(random, "TYPE", List.of("\"bridge\""), List.of("\"\""))));
+    }
+
+    private static String plugin(RandomGenerator random)
+    {
+        return object(List.of(
+                field(random, "type", List.of("\"bridge\""), List.of("\"\"", "5", "null")),
+                field(random, "Type", List.of("\"bridge\""), List.of("\"\"")),
+                field(random, "capabilities", List.of("{\"portMappings\":true}"), List.of("{\"portMappings\":\"yes\"}", "[]")),
+                field(random, "ipam", List.of("{}", "null"), List.of("\"host-local\"")),
+                field(random, "mtu", List.of("1500", "1e-400"), List.of("1e400", "01"))));
     }
 
     /** The key with a value libcni takes (most of the time), one it may not, or no key at all. */
-    private static Arbitrary<String> field(String key, List<String> good, List<String> bad)
+    private static String field(RandomGenerator random, String key, List<String> good, List<String> bad)
     {
-        return Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(3, Arbitraries.just("")),
-                net.jqwik.api.Tuple.of(8, Arbitraries.of(good).map(value -> "\"" + key + "\":" + value)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.of(bad).map(value -> "\"" + key + "\":" + value)));
+        int roll = random.nextInt(12);
+        if (roll < 3) {
+            return "";
+        }
+        return "\"" + key + "\":" + pick(random, roll < 11 ? good : bad);
+    }
+
+    private static String pick(RandomGenerator random, List<String> choices)
+    {
+        return choices.get(random.nextInt(choices.size()));
     }
 
     private static String object(List<String> fields)
