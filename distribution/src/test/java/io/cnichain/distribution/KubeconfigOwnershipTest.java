@@ -38,6 +38,20 @@ class KubeconfigOwnershipTest
         assertThat(Files.readString(theirs)).isEqualTo(CALICO_KUBECONFIG);
     }
 
+    /** The header of the kubeconfig Linkerd's Go installer writes (internal/cni's template), as a switch finds it. */
+    @Test
+    void theKubeconfigOfLinkerdsGoInstallerIsTakenOver(TestNode node)
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path kubeconfig = Files.writeString(node.conf("ZZZ-linkerd-cni-kubeconfig"),
+                "# kubeconfig file for linkerd.io/cni-plugin\napiVersion: v1\nkind: Config\nusers:\n- name: linkerd-cni\n  user:\n    token: old\n");
+
+        RealLauncher.Run install = RealLauncher.run(node, "install");
+        assertThat(install.code()).as(install.toString()).isZero();
+        assertThat(Files.readString(kubeconfig)).startsWith("# Kubeconfig file for linkerd CNI plugin.\n").doesNotContain("token: old");
+    }
+
     @Test
     void aKubeconfigReplacedByALinkIsLeftInPlace(TestNode node)
             throws IOException

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -28,8 +29,13 @@ import static java.util.Objects.requireNonNull;
 public final class KubeconfigWriter
 {
     private static final Logger log = LoggerFactory.getLogger(KubeconfigWriter.class);
-    /** The first line of every kubeconfig we write, and of Linkerd's installer's. */
-    private static final byte[] OUR_HEADER = KubeconfigRenderer.HEADER.getBytes(StandardCharsets.UTF_8);
+    /**
+     * The first lines that make a kubeconfig ours to take over: ours and the shell installer's (the same), and Linkerd's
+     * Go installer's ({@code internal/cni}'s template), which a switch from linkerd2-cni finds in place.
+     */
+    private static final List<byte[]> KNOWN_HEADERS = List.of(KubeconfigRenderer.HEADER.getBytes(StandardCharsets.UTF_8),
+            "# kubeconfig file for linkerd.io/cni-plugin\n".getBytes(StandardCharsets.UTF_8));
+    private static final int LONGEST_HEADER = KNOWN_HEADERS.stream().mapToInt(header -> header.length).max().orElseThrow();
     /** A token or a CA bundle is a few kilobytes. */
     private static final long MAX_POD_FILE_BYTES = 1024 * 1024;
 
@@ -107,8 +113,8 @@ public final class KubeconfigWriter
     }
 
     /**
-     * Only a file we (or Linkerd's installer, whose kubeconfig we take over) wrote is ours to replace or remove: a
-     * regular file that starts with the header both write. Another tool's file of that name (a typo in the name, or a
+     * Only a file we (or one of Linkerd's installers, whose kubeconfig we take over) wrote is ours to replace or remove:
+     * a regular file that starts with one of their headers. Another tool's file of that name (a typo in the name, or a
      * name taken from another tool) is never touched.
      *
      * @return why the file there is not ours; empty when it is, or when there is none
@@ -117,7 +123,7 @@ public final class KubeconfigWriter
     {
         byte[] head;
         try {
-            head = io.cnichain.core.fs.linux.FileSystemCalls.get().readRegularFile(file, OUR_HEADER.length);
+            head = io.cnichain.core.fs.linux.FileSystemCalls.get().readRegularFile(file, LONGEST_HEADER);
         }
         catch (NoSuchFileException e) {
             return Optional.empty();
@@ -128,9 +134,11 @@ public final class KubeconfigWriter
         catch (IOException e) {
             return Optional.of("cannot be read (" + e.getMessage() + "), so it cannot be told to be ours");
         }
-        if (!Arrays.equals(Arrays.copyOf(head, Math.min(head.length, OUR_HEADER.length)), OUR_HEADER)) {
-            return Optional.of("exists and was not written by cni-chain or Linkerd's installer (it does not start with '"
-                    + new String(OUR_HEADER, StandardCharsets.UTF_8).strip() + "')");
+        byte[] first = head;
+        if (KNOWN_HEADERS.stream().noneMatch(header -> first.length >= header.length && Arrays.equals(Arrays.copyOf(first, header.length), header))) {
+            return Optional.of("exists and was not written by cni-chain or Linkerd's installers (it does not start with '"
+                    + new String(KNOWN_HEADERS.get(0), StandardCharsets.UTF_8).strip() + "' or '"
+                    + new String(KNOWN_HEADERS.get(1), StandardCharsets.UTF_8).strip() + "')");
         }
         return Optional.empty();
     }
