@@ -52,6 +52,11 @@ public final class Patcher
         String text = current.text();
         if (ours >= 0) {
             JsonValue element = plugins.elements().get(ours);
+            // Already what we would write, in another key order or layout (Linkerd's Go installer sorts keys): the
+            // plugin decodes the same, and a rewrite would only wake the other installer to undo it.
+            if (CniJson.toTree(element).equals(entry)) {
+                return changed ? Optional.of(text) : Optional.empty();
+            }
             String rendered = render(style, current, element.start(), entry);
             if (rendered.equals(text.substring(element.start(), element.end()))) {
                 return changed ? Optional.of(text) : Optional.empty();
