@@ -49,6 +49,15 @@ class ReporterAdmissionPolicyTest
                         denied -> assertThat(denied.message()).isEqualTo("the readiness reporter may change only the node condition " + CONDITION));
         assertThat(policy.evaluate(reporterOnA, old, node("node-a", List.of(condition("Ready", "True"), condition(CONDITION, "True"),
                 condition("cni-chain.io/Other", "True"))))).as("another condition added").isInstanceOf(Decision.Denied.class);
+        Map<String, Object> labelled = node("node-a", List.of(condition("Ready", "True"), condition(CONDITION, "True")));
+        labelled.put("metadata", Map.of("name", "node-a", "labels", Map.of("node-restriction.kubernetes.io/pool", "sensitive")));
+        assertThat(policy.evaluate(reporterOnA, old, labelled)).as("a label, which a status update keeps").isInstanceOfSatisfying(Decision.Denied.class,
+                denied -> assertThat(denied.message()).contains("labels"));
+        Map<String, Object> moved = node("node-a", List.of(condition("Ready", "True"), condition(CONDITION, "True")));
+        moved.put("status", Map.of("conditions", List.of(condition("Ready", "True"), condition(CONDITION, "True")), "nodeInfo",
+                Map.of("kubeletVersion", "v1.31.0"), "addresses", List.of(Map.of("type", "InternalIP", "address", "203.0.113.7"))));
+        assertThat(policy.evaluate(reporterOnA, old, moved)).as("an address").isInstanceOfSatisfying(Decision.Denied.class,
+                denied -> assertThat(denied.message()).contains("nothing of a node's status but its condition"));
         assertThat(policy.evaluate(request("system:serviceaccount:cni-chain:cni-chain-readiness-reporter", Map.of()), old, old))
                 .as("a token without the node-name claim").isInstanceOf(Decision.Denied.class);
         assertThat(policy.evaluate(request("system:node:node-a", Map.of()), old, node("node-a", List.of())))
