@@ -8,10 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * {@code placement}, through the command line with the built-in adapters: {@code drop-in} writes
@@ -118,6 +121,50 @@ class DropInPlacementTest
         assertThat(node.conf("cilium")).as("no plugin directory").doesNotExist();
         assertThat(Cli.run(node, "detect", "--placement", "drop-in").out())
                 .contains("plan    refuse: placement drop-in, but 05-cilium.conf is a single-plugin configuration");
+    }
+
+    @Test
+    void aNetworkNameThatIsNotOneDirectoryNameGetsNoDropInAndEveryLineStaysOneLine()
+    {
+        // libcni would read (and the agent would write) /run/x: outside the allowed roots. The newline in the name would
+        // start a line of its own in the error and in detect's output.
+        node.write("10-calico.conflist", TestNode.CALICO.replace("\"k8s-pod-network\"", "\"../../../run/x\\nINFO  forged\""));
+        String before = node.read("10-calico.conflist");
+
+        Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+        Cli.Result detect = Cli.run(node, "detect", "--placement", "drop-in");
+
+        assertThat(install.code()).as(install.toString()).isEqualTo(1);
+        assertThat(install.err()).contains("error: placement drop-in: the network name '../../../run/x\\nINFO  forged' is not one directory name: "
+                + "libcni reads its drop-ins from /run/x\\nINFO  forged, so the network has no plugin directory of its own; a drop-in would never "
+                + "run, so none is written and the list is left as it is (set placement: patch or auto to patch it)");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+        assertThat(node.host("/run")).as("nothing written outside the allowed roots").doesNotExist();
+        assertThat(detect.out()).contains("    network ../../../run/x\\nINFO  forged\n");
+        assertThat((install.out() + install.err() + detect.out() + detect.err()).lines()).as("no line of the name's own")
+                .noneMatch(line -> line.startsWith("INFO  forged"));
+    }
+
+    @Test
+    void aFifoWhereAPluginDirectoryWouldBeHoldsNothingUp()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        node.write("20-cilium.conflist", TestNode.CILIUM);
+        Path fifo = node.fifo(node.conf("k8s-pod-network"));
+        try {
+            // Listing the FIFO as a directory would open it, and the open would wait for a writer forever.
+            Cli.Result detect = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Cli.run(node, "detect"));
+            Cli.Result install = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Cli.run(node, "install"));
+
+            assertThat(detect.out()).contains("/etc/cni/net.d/k8s-pod-network is a FIFO, not a directory, so libcni cannot read the drop-ins of "
+                    + "network 'k8s-pod-network' and does not load 10-calico.conflist");
+            assertThat(install.code()).as(install.toString()).isZero();
+            assertThat(node.read("20-cilium.conflist")).as("the list the runtime loads").contains("linkerd-cni");
+        }
+        finally {
+            new RandomAccessFile(fifo.toFile(), "rw").close();
+        }
     }
 
     @Test
