@@ -50,7 +50,8 @@ class DropInPlacementTest
         assertThat(node.read("10-calico.conflist")).as("byte for byte").isEqualTo(before);
         assertThat(node.readAt(node.host(DROP_IN))).contains("\"type\": \"linkerd-cni\"").contains("/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig");
         assertThat(node.host(DROP_IN).resolveSibling(".cni-chain-created")).isRegularFile();
-        assertThat(node.listing()).as("nothing else in the conf dir: the runtime's reload event left no file").doesNotContain(".cni-chain-reload");
+        assertThat(node.listing()).as("nothing else in the conf dir: the runtime's reload event left no file")
+                .noneMatch(name -> name.startsWith(".cni-chain-reload"));
 
         Cli.Result detect = Cli.run(node, "detect", "--placement", "drop-in");
         assertThat(detect.out()).contains("Placement\n  drop-in (placement: drop-in)")
@@ -83,6 +84,55 @@ class DropInPlacementTest
         assertThat(node.host(DROP_IN)).doesNotExist();
         assertThat(node.conf("k8s-pod-network/05-bandwidth.conf")).isRegularFile();
         assertThat(node.conf("k8s-pod-network/.cni-chain-created")).doesNotExist();
+    }
+
+    @Test
+    void aFileOfSomeoneElsesNamedLikeTheReloadNoticeIsLeftAlone()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Files.writeString(node.conf(".cni-chain-reload"), "someone's notes");
+
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        assertThat(Cli.run(node, "uninstall").code()).isZero();
+
+        assertThat(node.conf(".cni-chain-reload")).hasContent("someone's notes");
+        assertThat(node.listing()).as("the notices the runtime was sent, gone").containsExactly(".cni-chain-reload", "10-calico.conflist");
+    }
+
+    @Test
+    void aMarkerRecordedForAnotherDirectoryDoesNotMakeADirectoryOurs()
+            throws IOException
+    {
+        // Someone's plugin directory holding a marker that was not made for it (copied from elsewhere, or forged).
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Files.createDirectories(node.conf("k8s-pod-network"));
+        Files.writeString(node.conf("k8s-pod-network/.cni-chain-created"), "made by cni-chain for its linkerd-cni drop-in; removed with it\n"
+                + "directory inode " + Files.getAttribute(node.confDir(), "unix:ino") + "\n");
+
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(node.host(DROP_IN)).doesNotExist();
+        assertThat(node.conf("k8s-pod-network/.cni-chain-created")).as("not ours: neither it nor its directory removed").isRegularFile();
+    }
+
+    @Test
+    void aDirectoryWeMadeThatSomeoneElseUsesNowKeepsTheirFilesAndLosesOurMarker()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        assertThat(node.conf("k8s-pod-network/.cni-chain-created")).isRegularFile();
+        Files.writeString(node.conf("k8s-pod-network/05-bandwidth.conf"), "{\"type\":\"bandwidth\"}");
+
+        assertThat(Cli.run(node, "uninstall").code()).isZero();
+
+        assertThat(node.conf("k8s-pod-network")).isDirectory();
+        try (var names = Files.list(node.conf("k8s-pod-network"))) {
+            assertThat(names.map(name -> name.getFileName().toString())).as("theirs, and nothing of ours").containsExactly("05-bandwidth.conf");
+        }
     }
 
     @Test
