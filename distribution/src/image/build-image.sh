@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the cni-chain container image without a Docker daemon, from nothing but this machine:
-#   a Java runtime made with jlink (only the modules the agent loads), the shared libraries ldd lists for it,
-#   the distribution directory (bin/cni-chain, lib/, conf/cni-chain.yaml, an empty plugins/), and a static busybox
-#   as /bin/sh with kill and sleep (Linkerd's chart runs `/bin/sh -c "kill -15 1; sleep 15s"` as its preStop hook).
+#   a Java runtime made with jlink (only the modules the agent loads), the shared libraries ldd lists for it, the C
+#   library's C.UTF-8 locale, the distribution directory (bin/cni-chain, lib/, conf/cni-chain.yaml, an empty
+#   plugins/), and a static busybox as /bin/sh with kill and sleep (Linkerd's chart runs
+#   `/bin/sh -c "kill -15 1; sleep 15s"` as its preStop hook).
 # buildah assembles it from scratch in a storage of its own in a short temp dir (vfs, no daemon) and writes a
 # docker-archive tar tagged NAME:VERSION and NAME:latest, which `podman load -i`, `docker load -i`,
 # `kind load image-archive` and `k3d image import` accept.
@@ -65,6 +66,7 @@ command -v ldd >/dev/null || missing+=("ldd (apt-get install libc-bin)")
 [ -x "$jdk/bin/jlink" ] || missing+=("jlink in $jdk/bin (a full JDK; -Dimage.jdk=DIR picks it)")
 [ -x "$jdk/bin/jdeps" ] || missing+=("jdeps in $jdk/bin")
 command -v chroot >/dev/null || missing+=("chroot (apt-get install coreutils)")
+[ -r /usr/lib/locale/C.utf8/LC_CTYPE ] || missing+=("the C.UTF-8 locale at /usr/lib/locale/C.utf8 (Debian's libc-bin)")
 command -v mount >/dev/null || missing+=("mount (apt-get install util-linux)")
 [ "$(id -u)" -eq 0 ] || missing+=("root, to train the class-data archive inside the image's root (chroot)")
 if [ ! -x "$busybox" ]; then
@@ -178,6 +180,11 @@ while IFS= read -r elf; do
     done < <(ldd "$elf" 2>/dev/null || true)
 done < <(find "$rootfs/opt/java" -type f \( -path "*/bin/*" -o -name "*.so" \) | sort)
 timed libraries
+
+# 2b. The C.UTF-8 locale of the same C library, which the launcher runs the JVM under: the JVM names files in the
+#     encoding of its locale, and without one that is ASCII, where a name with an accented letter cannot be opened.
+mkdir -p "$rootfs/usr/lib/locale"
+cp -a /usr/lib/locale/C.utf8 "$rootfs/usr/lib/locale/C.utf8"
 
 # 3. The agent: the distribution directory as Maven made it (plugins/ stays empty).
 cp -a "$dist" "$rootfs/opt/cni-chain"

@@ -1,26 +1,34 @@
 package io.cnichain.cli;
 
+import io.cnichain.core.Printable;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.cli.logging.ConsoleLogging;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ConfigLoader;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.agent.kube.NodeRuntime;
 import io.cnichain.core.plugins.AgentAdapters;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.ParentCommand;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /** Shared plumbing of the commands that work on a node: options, configuration, adapters, engine. */
 abstract class AgentCommand
         implements Callable<Integer>
 {
+    private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
+
     @ParentCommand
     CniChainCli parent;
 
@@ -42,7 +50,23 @@ abstract class AgentCommand
         Flags.Given flags = given.orElseGet(() -> Flags.given(spec.commandLine().getParseResult()));
         AgentConfig loaded = ConfigLoader.load(flags.config(), context().env(), flags.settings());
         ConsoleLogging.configure(loaded.log().level(), loaded.log().format());
+        warnWhenFileNamesAreNotUtf8();
         return loaded;
+    }
+
+    /**
+     * The JVM names files in the encoding of the locale it started in, and the launcher asks for C.UTF-8: where that
+     * locale is not installed, the JVM is left with ASCII, and every name that is not ASCII can be reported, not opened.
+     */
+    private void warnWhenFileNamesAreNotUtf8()
+    {
+        if (PathNames.ENCODING.equals(StandardCharsets.UTF_8)) {
+            return;
+        }
+        String locale = Stream.of("LC_ALL", "LC_CTYPE", "LANG").map(context().env()::get).filter(value -> value != null && !value.isEmpty())
+                .findFirst().orElse("none");
+        log.warn("File names are read as {}, not UTF-8: the locale {} is not a UTF-8 locale installed here, so a name that is not ASCII is "
+                + "reported, never opened; install the C.UTF-8 locale, which the launcher runs the JVM under", PathNames.ENCODING, Printable.quoted(locale));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.cnichain.cli;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.Printable;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.cli.logging.ConsoleLoggerProvider;
 import io.cnichain.spi.CniPlatformAdapter;
@@ -162,13 +163,13 @@ public final class CniChainCli
     static int failure(Exception exception, boolean stacktrace, CliContext context)
     {
         if (exception instanceof CniChainException e) {
-            context.err().println("error: " + e.getMessage());
+            context.err().println("error: " + Printable.line(e.getMessage()));
             if (stacktrace) {
                 e.printStackTrace(context.err());
             }
             return e.code().exitCode();
         }
-        context.err().println("error: " + exception);
+        context.err().println("error: " + Printable.line(String.valueOf(exception)));
         if (stacktrace) {
             exception.printStackTrace(context.err());
         }

@@ -1,5 +1,6 @@
 package io.cnichain.cli;
 
+import io.cnichain.core.Printable;
 import io.cnichain.core.engine.DetectReport;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 
@@ -25,27 +26,28 @@ final class DetectText
                             adapter.state().equals("enabled") ? "" : "  [" + adapter.state() + "]"))
                     .append('\n');
             for (String evidence : adapter.evidence()) {
-                out.append("        - ").append(evidence).append('\n');
+                out.append("        - ").append(Printable.line(evidence)).append('\n');
             }
-            adapter.failure().ifPresent(failure -> out.append("        ! ").append(failure).append('\n'));
+            adapter.failure().ifPresent(failure -> out.append("        ! ").append(Printable.line(failure)).append('\n'));
         }
-        out.append("  chosen: ").append(report.chosen()).append(" (").append(report.why()).append(")\n");
+        out.append("  chosen: ").append(report.chosen()).append(" (").append(Printable.line(report.why())).append(")\n");
         out.append('\n').append("Placement\n");
-        out.append("  ").append(report.placement()).append(" (").append(report.placementWhy()).append(")\n");
+        out.append("  ").append(report.placement()).append(" (").append(Printable.line(report.placementWhy())).append(")\n");
         out.append('\n').append("Effective configuration (what the runtime loads)\n");
         if (report.effective().isEmpty()) {
             out.append("  none\n");
         }
         else {
             DetectReport.Effective effective = report.effective().get();
-            out.append("  ").append(effective.path()).append('\n');
+            out.append("  ").append(Printable.line(effective.path())).append('\n');
             if (!effective.linkChain().isEmpty()) {
-                out.append("    links   ").append(String.join(" -> ", effective.linkChain())).append(" -> ").append(effective.resolvedFile()).append('\n');
+                out.append("    links   ").append(Printable.line(String.join(" -> ", effective.linkChain()))).append(" -> ")
+                        .append(Printable.line(effective.resolvedFile())).append('\n');
             }
-            out.append("    network ").append(effective.networkName()).append('\n');
-            out.append("    plugins ").append(String.join(", ", effective.plugins())).append('\n');
+            out.append("    network ").append(Printable.line(effective.networkName())).append('\n');
+            out.append("    plugins ").append(Printable.line(String.join(", ", effective.plugins()))).append('\n');
             for (String dropIn : effective.dropIns()) {
-                out.append("    drop-in ").append(dropIn).append('\n');
+                out.append("    drop-in ").append(Printable.line(dropIn)).append('\n');
             }
             out.append("    ours    ").append(effective.carriesEntry() ? "yes, it carries the chained plugin" : "no, not yet").append('\n');
         }
@@ -54,12 +56,12 @@ final class DetectText
             out.append("  nothing\n");
         }
         for (DetectReport.Target target : report.targets()) {
-            out.append("  ").append(target.path()).append('\n');
+            out.append("  ").append(Printable.line(target.path())).append('\n');
             if (!target.path().equals(target.resolvedFile())) {
-                out.append("    target  ").append(target.resolvedFile()).append('\n');
+                out.append("    target  ").append(Printable.line(target.resolvedFile())).append('\n');
             }
-            out.append("    why     ").append(target.reason()).append('\n');
-            out.append("    plan    ").append(target.plan()).append('\n');
+            out.append("    why     ").append(Printable.line(target.reason())).append('\n');
+            out.append("    plan    ").append(Printable.line(target.plan())).append('\n');
         }
         section(out, "Problems", report.problems());
         section(out, "Notes", report.notes());
@@ -73,7 +75,7 @@ final class DetectText
             out.append("  none\n");
         }
         for (String line : lines) {
-            out.append("  - ").append(line).append('\n');
+            out.append("  - ").append(Printable.line(line)).append('\n');
         }
     }
 }

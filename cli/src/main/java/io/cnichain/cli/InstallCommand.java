@@ -1,5 +1,6 @@
 package io.cnichain.cli;
 
+import io.cnichain.core.Printable;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
@@ -24,10 +25,10 @@ final class InstallCommand
         InstallReport report = oneShotEngine(config).install();
         for (FileOutcome outcome : report.outcomes()) {
             if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
-                context().err().println("error: " + outcome.detail());
+                context().err().println("error: " + Printable.line(outcome.detail()));
             }
         }
-        report.failure().ifPresent(failure -> context().err().println("error: " + failure));
+        report.failure().ifPresent(failure -> context().err().println("error: " + Printable.line(failure)));
         return report.succeeded() ? 0 : 1;
     }
 }

@@ -1,5 +1,6 @@
 package io.cnichain.cli;
 
+import io.cnichain.core.Printable;
 import io.cnichain.core.engine.UninstallReport;
 import picocli.CommandLine.Command;
 
@@ -19,7 +20,7 @@ final class UninstallCommand
     public Integer call()
     {
         UninstallReport report = oneShotEngine(loadConfig()).uninstall();
-        report.failures().forEach(failure -> context().err().println("error: " + failure));
+        report.failures().forEach(failure -> context().err().println("error: " + Printable.line(failure)));
         return report.succeeded() ? 0 : 1;
     }
 }

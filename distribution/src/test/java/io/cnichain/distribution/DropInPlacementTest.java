@@ -8,10 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * {@code placement}, through the command line with the built-in adapters: {@code drop-in} writes
@@ -47,7 +50,8 @@ class DropInPlacementTest
         assertThat(node.read("10-calico.conflist")).as("byte for byte").isEqualTo(before);
         assertThat(node.readAt(node.host(DROP_IN))).contains("\"type\": \"linkerd-cni\"").contains("/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig");
         assertThat(node.host(DROP_IN).resolveSibling(".cni-chain-created")).isRegularFile();
-        assertThat(node.listing()).as("nothing else in the conf dir: the runtime's reload event left no file").doesNotContain(".cni-chain-reload");
+        assertThat(node.listing()).as("nothing else in the conf dir: the runtime's reload event left no file")
+                .noneMatch(name -> name.startsWith(".cni-chain-reload"));
 
         Cli.Result detect = Cli.run(node, "detect", "--placement", "drop-in");
         assertThat(detect.out()).contains("Placement\n  drop-in (placement: drop-in)")
@@ -80,6 +84,55 @@ class DropInPlacementTest
         assertThat(node.host(DROP_IN)).doesNotExist();
         assertThat(node.conf("k8s-pod-network/05-bandwidth.conf")).isRegularFile();
         assertThat(node.conf("k8s-pod-network/.cni-chain-created")).doesNotExist();
+    }
+
+    @Test
+    void aFileOfSomeoneElsesNamedLikeTheReloadNoticeIsLeftAlone()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Files.writeString(node.conf(".cni-chain-reload"), "someone's notes");
+
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        assertThat(Cli.run(node, "uninstall").code()).isZero();
+
+        assertThat(node.conf(".cni-chain-reload")).hasContent("someone's notes");
+        assertThat(node.listing()).as("the notices the runtime was sent, gone").containsExactly(".cni-chain-reload", "10-calico.conflist");
+    }
+
+    @Test
+    void aMarkerRecordedForAnotherDirectoryDoesNotMakeADirectoryOurs()
+            throws IOException
+    {
+        // Someone's plugin directory holding a marker that was not made for it (copied from elsewhere, or forged).
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Files.createDirectories(node.conf("k8s-pod-network"));
+        Files.writeString(node.conf("k8s-pod-network/.cni-chain-created"), "made by cni-chain for its linkerd-cni drop-in; removed with it\n"
+                + "directory inode " + Files.getAttribute(node.confDir(), "unix:ino") + "\n");
+
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        Cli.Result uninstall = Cli.run(node, "uninstall");
+
+        assertThat(uninstall.code()).as(uninstall.toString()).isZero();
+        assertThat(node.host(DROP_IN)).doesNotExist();
+        assertThat(node.conf("k8s-pod-network/.cni-chain-created")).as("not ours: neither it nor its directory removed").isRegularFile();
+    }
+
+    @Test
+    void aDirectoryWeMadeThatSomeoneElseUsesNowKeepsTheirFilesAndLosesOurMarker()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(Cli.run(node, "install", "--placement", "drop-in").code()).isZero();
+        assertThat(node.conf("k8s-pod-network/.cni-chain-created")).isRegularFile();
+        Files.writeString(node.conf("k8s-pod-network/05-bandwidth.conf"), "{\"type\":\"bandwidth\"}");
+
+        assertThat(Cli.run(node, "uninstall").code()).isZero();
+
+        assertThat(node.conf("k8s-pod-network")).isDirectory();
+        try (var names = Files.list(node.conf("k8s-pod-network"))) {
+            assertThat(names.map(name -> name.getFileName().toString())).as("theirs, and nothing of ours").containsExactly("05-bandwidth.conf");
+        }
     }
 
     @Test
@@ -118,6 +171,50 @@ class DropInPlacementTest
         assertThat(node.conf("cilium")).as("no plugin directory").doesNotExist();
         assertThat(Cli.run(node, "detect", "--placement", "drop-in").out())
                 .contains("plan    refuse: placement drop-in, but 05-cilium.conf is a single-plugin configuration");
+    }
+
+    @Test
+    void aNetworkNameThatIsNotOneDirectoryNameGetsNoDropInAndEveryLineStaysOneLine()
+    {
+        // libcni would read (and the agent would write) /run/x: outside the allowed roots. The newline in the name would
+        // start a line of its own in the error and in detect's output.
+        node.write("10-calico.conflist", TestNode.CALICO.replace("\"k8s-pod-network\"", "\"../../../run/x\\nINFO  forged\""));
+        String before = node.read("10-calico.conflist");
+
+        Cli.Result install = Cli.run(node, "install", "--placement", "drop-in");
+        Cli.Result detect = Cli.run(node, "detect", "--placement", "drop-in");
+
+        assertThat(install.code()).as(install.toString()).isEqualTo(1);
+        assertThat(install.err()).contains("error: placement drop-in: the network name '../../../run/x\\nINFO  forged' is not one directory name: "
+                + "libcni reads its drop-ins from /run/x\\nINFO  forged, so the network has no plugin directory of its own; a drop-in would never "
+                + "run, so none is written and the list is left as it is (set placement: patch or auto to patch it)");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(before);
+        assertThat(node.host("/run")).as("nothing written outside the allowed roots").doesNotExist();
+        assertThat(detect.out()).contains("    network ../../../run/x\\nINFO  forged\n");
+        assertThat((install.out() + install.err() + detect.out() + detect.err()).lines()).as("no line of the name's own")
+                .noneMatch(line -> line.startsWith("INFO  forged"));
+    }
+
+    @Test
+    void aFifoWhereAPluginDirectoryWouldBeHoldsNothingUp()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        node.write("20-cilium.conflist", TestNode.CILIUM);
+        Path fifo = node.fifo(node.conf("k8s-pod-network"));
+        try {
+            // Listing the FIFO as a directory would open it, and the open would wait for a writer forever.
+            Cli.Result detect = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Cli.run(node, "detect"));
+            Cli.Result install = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> Cli.run(node, "install"));
+
+            assertThat(detect.out()).contains("/etc/cni/net.d/k8s-pod-network is a FIFO, not a directory, so libcni cannot read the drop-ins of "
+                    + "network 'k8s-pod-network' and does not load 10-calico.conflist");
+            assertThat(install.code()).as(install.toString()).isZero();
+            assertThat(node.read("20-cilium.conflist")).as("the list the runtime loads").contains("linkerd-cni");
+        }
+        finally {
+            new RandomAccessFile(fifo.toFile(), "rw").close();
+        }
     }
 
     @Test

@@ -44,6 +44,23 @@ class FileNamesLauncherTest
         assertThat(node.read("20-réseau.conflist")).doesNotContain("linkerd-cni");
     }
 
+    /** A locale that names UTF-8 but is not installed: the C library falls back to C, which is ASCII, unless the launcher sees to it. */
+    @Test
+    void aUtf8LocaleThatIsNotInstalledChangesNothing(TestNode node)
+    {
+        node.write("10-réseau.conflist", TestNode.CALICO.replace("k8s-pod-network", "réseau"));
+        Map<String, String> env = noLocale();
+        env.put("LANG", "xx_XX.UTF-8");
+
+        RealLauncher.Run install = RealLauncher.run(node, env, "install");
+
+        assertThat(install.code()).as(install.toString()).isZero();
+        assertThat(install.out()).contains("Created CNI config /etc/cni/net.d/10-réseau.conflist").doesNotContain("File names are read as");
+        assertThat(node.read("10-réseau.conflist")).contains("linkerd-cni");
+        assertThat(RealLauncher.run(node, env, "uninstall").code()).isZero();
+        assertThat(node.read("10-réseau.conflist")).doesNotContain("linkerd-cni");
+    }
+
     @Test
     void bytesThatAreNotUtf8InAConfigurationComeBackAsTheyWere(TestNode node)
             throws Exception

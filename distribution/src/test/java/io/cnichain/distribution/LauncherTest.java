@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The real distribution directory and its launcher script, as other tools start the agent. */
 class LauncherTest
@@ -84,40 +85,78 @@ class LauncherTest
         }
     }
 
+    /** The agent is compiled for Java 25: an older runtime is refused in one line naming it, not with a LinkageError's stack. */
     @Test
-    void nativeHeapTrimmingIsAskedOnlyOfRuntimesThatKnowTheOption(@TempDir Path temp)
+    void anOlderJavaIsRefusedInOneLineThatNamesIt(@TempDir Path temp)
             throws Exception
     {
-        Map<String, Boolean> trims = new java.util.LinkedHashMap<>();
-        for (String version : List.of("17", "17.0.10", "17.0.11", "17.0.15", "17.0.11.1", "21.0.2", "21.0.3", "25", "25.0.3", "1.8.0_292")) {
-            Path runtime = Files.createDirectories(temp.resolve(version).resolve("bin"));
-            Path java = runtime.resolve("java");
-            Files.writeString(java, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
-            assertThat(java.toFile().setExecutable(true)).isTrue();
-            Files.writeString(runtime.getParent().resolve("release"), "IMPLEMENTOR=\"test\"\nJAVA_VERSION=\"" + version + "\"\n");
-            ProcessBuilder builder = new ProcessBuilder(HOME.resolve("bin/cni-chain").toString(), "--version").redirectErrorStream(true);
-            builder.environment().put("JAVA_HOME", runtime.getParent().toString());
-            builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
-            Process process = builder.start();
-            List<String> options = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-            assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(options).as(version).contains("-XX:+UseSerialGC", "-Xms4m");
-            trims.put(version, options.contains("-XX:TrimNativeHeapInterval=30000"));
+        Path java17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
+        assumeTrue(Files.isExecutable(java17.resolve("bin/java")), "Debian's Java 17 at " + java17);
+        Run real = run(Map.of("JAVA_HOME", java17.toString()), "--version");
+        String version = Files.readAllLines(java17.resolve("release")).stream().filter(line -> line.startsWith("JAVA_VERSION="))
+                .map(line -> line.substring("JAVA_VERSION=".length()).replace("\"", "")).findFirst().orElseThrow();
+        assertThat(real.code()).as(real.out()).isEqualTo(2);
+        assertThat(real.out()).isEqualTo("cni-chain: needs Java 25 or later; " + java17 + "/bin/java is Java " + version
+                + " (set JAVA_HOME to a Java 25 runtime)\n");
+
+        // Runtimes that only echo their options: the release file decides, or, without one, the first line of java -version.
+        for (String older : List.of("1.8.0_292", "21.0.3", "24.0.2")) {
+            Path home = fakeRuntime(temp.resolve(older), Optional.of(older));
+            assertThat(run(Map.of("JAVA_HOME", home.toString()), "--version").out()).as(older)
+                    .isEqualTo("cni-chain: needs Java 25 or later; " + home + "/bin/java is Java " + older + " (set JAVA_HOME to a Java 25 runtime)\n");
         }
-        assertThat(trims).containsExactly(Map.entry("17", false), Map.entry("17.0.10", false), Map.entry("17.0.11", true), Map.entry("17.0.15", true),
-                Map.entry("17.0.11.1", true), Map.entry("21.0.2", false), Map.entry("21.0.3", true), Map.entry("25", true), Map.entry("25.0.3", true),
-                Map.entry("1.8.0_292", false));
+        Path noRelease = fakeRuntime(temp.resolve("no-release"), Optional.empty());
+        Run asked = run(Map.of("JAVA_HOME", noRelease.toString()), "--version");
+        assertThat(asked.out()).isEqualTo("cni-chain: needs Java 25 or later; " + noRelease + "/bin/java is Java 17.0.2 (set JAVA_HOME to a Java 25 "
+                + "runtime)\n");
+        Run none = run(Map.of("JAVA_HOME", temp.resolve("nothing").toString()), "--version");
+        assertThat(none.code()).isEqualTo(2);
+        assertThat(none.out()).isEqualTo("cni-chain: needs Java 25 or later, and found none: " + temp.resolve("nothing/bin/java")
+                + " is not a program (set JAVA_HOME to a Java 25 runtime)\n");
+
+        for (String current : List.of("25", "25.0.3", "26-ea")) {
+            Run run = run(Map.of("JAVA_HOME", fakeRuntime(temp.resolve(current), Optional.of(current)).toString()), "--version");
+            assertThat(run.code()).as(run.out()).isZero();
+            assertThat(run.out().lines()).as(current).contains("-XX:+UseSerialGC", "-XX:TrimNativeHeapInterval=30000", "--enable-native-access=ALL-UNNAMED");
+        }
+    }
+
+    /**
+     * A runtime's home whose java prints its arguments, one a line (and, asked for its version, Java 17.0.2's answer).
+     *
+     * @param version the release file's JAVA_VERSION, or none without a release file
+     */
+    private static Path fakeRuntime(Path home, Optional<String> version)
+            throws IOException
+    {
+        Path java = Files.createDirectories(home.resolve("bin")).resolve("java");
+        Files.writeString(java, "#!/bin/sh\nif [ \"$1\" = -version ]; then echo 'openjdk version \"17.0.2\" 2022-01-18' >&2; exit 0; fi\n"
+                + "for a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
+        assertThat(java.toFile().setExecutable(true)).isTrue();
+        if (version.isPresent()) {
+            Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"test\"\nJAVA_VERSION=\"" + version.get() + "\"\n");
+        }
+        return home;
+    }
+
+    private static Run run(Map<String, String> env, String... args)
+            throws IOException, InterruptedException
+    {
+        List<String> command = new java.util.ArrayList<>(List.of(HOME.resolve("bin/cni-chain").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        builder.environment().remove("CNI_CHAIN_JAVA_OPTS");
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Run(process.exitValue(), out);
     }
 
     private static Run run(String... args)
             throws IOException, InterruptedException
     {
-        List<String> command = new java.util.ArrayList<>(List.of(HOME.resolve("bin/cni-chain").toString()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        return new Run(process.exitValue(), out);
+        return run(Map.of(), args);
     }
 
     record Run(int code, String out) {}

@@ -38,6 +38,27 @@ final class RealLauncher
         line.add(args[0]);
         line.addAll(node.flags());
         line.addAll(List.of(args).subList(1, args.length));
+        return exec(line, node, env);
+    }
+
+    /**
+     * Runs the launcher as an operator runs it by hand on a node, {@code --host-root /}, in a mount namespace of its own
+     * where the node's conf dir and bin dir are {@code /etc/cni/net.d} and {@code /opt/cni/bin} (a tmpfs hides the
+     * machine's {@code /opt} there): nothing of the machine's own is touched. Needs root, {@code unshare} and {@code mount}.
+     */
+    static Run runOnTheHost(TestNode node, Map<String, String> env, String... args)
+    {
+        List<String> line = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c",
+                "mount --bind \"$1\" /etc/cni/net.d && mount -t tmpfs -o mode=0755 tmpfs /opt && mkdir -p /opt/cni/bin"
+                        + " && mount --bind \"$2\" /opt/cni/bin && shift 2 && exec \"$@\"",
+                "sh", node.confDir().toString(), node.binDir().toString(), HOME.resolve("bin/cni-chain").toString(), args[0], "--host-root", "/",
+                "--service-account-dir", node.serviceAccountDir().toString()));
+        line.addAll(List.of(args).subList(1, args.length));
+        return exec(line, node, env);
+    }
+
+    private static Run exec(List<String> line, TestNode node, Map<String, String> env)
+    {
         ProcessBuilder builder = new ProcessBuilder(line).redirectErrorStream(true);
         builder.environment().putAll(node.env());
         env.forEach((name, value) -> {

@@ -1,6 +1,7 @@
 package io.cnichain.cli.logging;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.core.Printable;
 import io.cnichain.core.json.CniJson;
 import org.slf4j.event.Level;
 
@@ -71,7 +72,7 @@ public final class ConsoleLogging
                     .append(padded(eventLevel))
                     .append(oneLine(message));
             if (error != null) {
-                text.append(": ").append(error);
+                text.append(": ").append(oneLine(String.valueOf(error)));
                 if (enabled(Level.DEBUG)) {
                     text.append(System.lineSeparator()).append(stackTrace(error));
                 }
@@ -86,27 +87,13 @@ public final class ConsoleLogging
     }
 
     /**
-     * One event, one line: a control character in a message (a newline in a file name, say) is written as {@code \n},
-     * {@code \r} or {@code \xNN}, so that no name can forge a line of its own. (A stack trace, at debug, follows on
-     * lines of its own.)
+     * One event, one line ({@link Printable#line}): a control character in a message (a newline in a file name, say) is
+     * written as an escape, so that no name can forge a line of its own. (A stack trace, at debug, follows on lines of
+     * its own.)
      */
     static String oneLine(String message)
     {
-        StringBuilder out = null;
-        for (int i = 0; i < message.length(); i++) {
-            char c = message.charAt(i);
-            boolean control = (c < 0x20 && c != '\t') || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == '\u2028' || c == '\u2029';
-            if (control) {
-                if (out == null) {
-                    out = new StringBuilder(message.length() + 16).append(message, 0, i);
-                }
-                out.append(c == '\n' ? "\\n" : c == '\r' ? "\\r" : String.format("\\x%02x", (int) c));
-            }
-            else if (out != null) {
-                out.append(c);
-            }
-        }
-        return out == null ? message : out.toString();
+        return Printable.line(message);
     }
 
     /**

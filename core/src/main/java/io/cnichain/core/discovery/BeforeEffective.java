@@ -42,7 +42,8 @@ final class BeforeEffective
             // By bytes, as the runtime sorts; a name the fallback saw only decoded may sort anywhere.
             boolean before = effectiveName == null || !name.exact() || java.util.Arrays.compareUnsigned(name.bytes(), effectiveName) < 0;
             if (ConfigNames.isRuntimeLoadable(printable) && before) {
-                problems.add(snapshot.layout().confDir().resolve(printable.replace('/', '?')) + " has a name the agent cannot open (its bytes are not valid "
+                // Named by text, not as a path: the JVM cannot make a path of it.
+                problems.add(snapshot.layout().confDir() + "/" + printable.replace('/', '?') + " has a name the agent cannot open (its bytes are not valid "
                         + PathNames.ENCODING + ")" + (effective.isPresent() ? " and sorts before the effective configuration" : "")
                         + ": the runtime may load it, and we cannot tell whether it carries our entry; rename it");
             }

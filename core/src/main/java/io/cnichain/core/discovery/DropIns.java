@@ -2,9 +2,11 @@ package io.cnichain.core.discovery;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.Printable;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.linux.PathNames;
 import io.cnichain.core.json.CniJson;
 import io.cnichain.core.json.GoJsonParser;
 import io.cnichain.core.json.GoText;
@@ -12,8 +14,8 @@ import io.cnichain.core.json.JsonValue;
 import io.cnichain.spi.CniConfig;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -96,21 +98,46 @@ public final class DropIns
 
     /**
      * The plugin directory of a network, for writing: only a name that is one plain path element, which
-     * {@code filepath.Join} keeps as it is. Any other name ({@code ""}, {@code .}, {@code ..}, one with a {@code /})
-     * makes libcni read another directory (the conf dir itself, its parent), which is nobody's to write in.
+     * {@code filepath.Join} keeps as it is ({@link #whyNotItsOwn}).
      *
-     * @return the directory, or why there is none to write
+     * @return the directory, or empty when there is none of its own to write
      */
     public static Optional<Path> writableDirectory(Path confDir, String networkName)
     {
-        if (networkName.isEmpty() || networkName.equals(".") || networkName.equals("..") || networkName.indexOf('/') >= 0
-                || networkName.indexOf('\0') >= 0) {
-            return Optional.empty();
-        }
-        return Optional.of(confDir.resolve(networkName));
+        return whyNotItsOwn(confDir, networkName).isEmpty() ? Optional.of(confDir.resolve(networkName)) : Optional.empty();
     }
 
-    /** Go's {@code filepath.Join(dir, name)}: the name cleaned as a relative path below {@code dir}, or above it. */
+    /**
+     * Why libcni's plugin directory for a network is not a directory of its own in the conf dir, or empty when it is.
+     * Any name but one plain path element ({@code ""}, {@code .}, {@code ..}, one with a {@code /}) makes libcni read
+     * another directory (the conf dir itself, its parent, anywhere on the host), which is nobody's to write in; a name
+     * with a NUL byte, or one the JVM cannot encode as a file name, names no directory the agent can open.
+     */
+    public static Optional<String> whyNotItsOwn(Path confDir, String networkName)
+    {
+        String quoted = Printable.quoted(networkName);
+        if (networkName.indexOf('\0') >= 0) {
+            return Optional.of("the network name " + quoted + " holds a NUL byte, which no file name can");
+        }
+        if (networkName.isEmpty() || networkName.equals(".") || networkName.equals("..") || networkName.indexOf('/') >= 0) {
+            Optional<Path> joined = joined(confDir, networkName);
+            String where = joined.isEmpty() ? "a directory the agent cannot name"
+                    : joined.get().equals(confDir) ? "the conf dir itself" : Printable.line(joined.get().toString());
+            return Optional.of("the network name " + quoted + " is not one directory name: libcni reads its drop-ins from " + where);
+        }
+        if (joined(confDir, networkName).isEmpty()) {
+            return Optional.of("the network name " + quoted + " cannot be a file name in the JVM's path encoding (" + PathNames.ENCODING + ")");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Go's {@code filepath.Join(dir, name)}: the name cleaned as a relative path below {@code dir}, or above it. Only
+     * computed, never opened: where it leads is named in a message, and only a name {@link #whyNotItsOwn} accepts (or
+     * one that leads back to the conf dir) is read.
+     *
+     * @return empty when the JVM cannot name it (a NUL byte, a character its path encoding lacks)
+     */
     static Optional<Path> joined(Path confDir, String networkName)
     {
         if (networkName.indexOf('\0') >= 0) {
@@ -122,11 +149,18 @@ public final class DropIns
             start++;
         }
         String relative = networkName.substring(start);
-        return Optional.of(relative.isEmpty() ? confDir : confDir.resolve(relative).normalize());
+        try {
+            return Optional.of(relative.isEmpty() ? confDir : confDir.resolve(relative).normalize());
+        }
+        catch (InvalidPathException e) {
+            return Optional.empty();
+        }
     }
 
     /**
-     * Reads what libcni 1.3 appends to a list the runtime loads from the conf dir.
+     * Reads what libcni 1.3 appends to a list the runtime loads from the conf dir. Only the network's own directory is
+     * read, or the conf dir itself when the name leads back to it; a name that leads anywhere else (outside the allowed
+     * roots, perhaps) is never joined to a path: the reading says what libcni does there is unknown, and why.
      *
      * @param layout   the node
      * @param reader   the bounded reader every configuration is read with
@@ -139,11 +173,18 @@ public final class DropIns
             return Reading.NONE;
         }
         String name = config.summary().networkName();
-        Optional<Path> joined = joined(layout.confDir(), name);
-        if (joined.isEmpty()) {
-            return new Reading(Optional.empty(), List.of(), Optional.empty(), Optional.of("the network name holds a NUL byte"));
+        Optional<String> notItsOwn = whyNotItsOwn(layout.confDir(), name);
+        Path directory;
+        if (notItsOwn.isEmpty()) {
+            directory = layout.confDir().resolve(name);
         }
-        Path directory = joined.get();
+        else if (joined(layout.confDir(), name).filter(layout.confDir()::equals).isPresent()) {
+            directory = layout.confDir();
+        }
+        else {
+            return new Reading(Optional.empty(), List.of(), Optional.empty(), Optional.of(notItsOwn.get() + ", which the agent does not read"));
+        }
+        Optional<Path> known = Optional.of(directory);
         Path container = layout.host().toContainer(directory);
         // Asked without an exception: on most nodes the directory is not there, and every pass asks.
         OptionalInt mode;
@@ -151,32 +192,47 @@ public final class DropIns
             mode = FileSystemCalls.get().modeOf(container);
         }
         catch (IOException e) {
-            return new Reading(joined, List.of(), Optional.empty(), Optional.of(directory + " cannot be listed: " + e.getMessage()));
+            return new Reading(known, List.of(), Optional.empty(), Optional.of(directory + " cannot be listed: " + e.getMessage()));
         }
         if (mode.isEmpty()) {
-            return new Reading(joined, List.of(), Optional.empty(), Optional.empty());
+            return new Reading(known, List.of(), Optional.empty(), Optional.empty());
         }
         if (FileSystemCalls.isSymbolicLink(mode.getAsInt())) {
-            return new Reading(joined, List.of(), Optional.empty(), Optional.of(directory + " is a link, which the agent does not follow"));
+            return new Reading(known, List.of(), Optional.empty(), Optional.of(directory + " is a link, which the agent does not follow"));
+        }
+        if (!FileSystemCalls.isDirectory(mode.getAsInt())) {
+            // Never opened: a FIFO there would block the open until someone writes to it.
+            return new Reading(known, List.of(), Optional.of(directory + " is " + FileSystemCalls.kindOf(mode.getAsInt()) + ", not a directory, so libcni "
+                    + "cannot read the drop-ins of network " + Printable.quoted(name) + " and does not load " + loadName), Optional.empty());
         }
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(container)) {
-            for (Path entry : stream) {
-                String file = entry.getFileName().toString();
-                if (file.endsWith(EXTENSION) && !Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+        try {
+            for (FileSystemCalls.EntryName entry : FileSystemCalls.get().listNames(container)) {
+                Optional<Path> path = entry.exact() ? PathNames.toPath(container, entry.bytes()) : Optional.empty();
+                if (path.isEmpty()) {
+                    // Named by text, not as a path: the JVM cannot make a path of it.
+                    String printable = PathNames.printable(entry.bytes());
+                    if (printable.endsWith(EXTENSION)) {
+                        return new Reading(known, List.of(), Optional.empty(), Optional.of(directory + "/" + printable + " has a name the agent cannot "
+                                + "open (its bytes are not valid " + PathNames.ENCODING + "), and libcni reads it as a drop-in of " + Printable.quoted(name)));
+                    }
+                    continue;
+                }
+                String file = path.get().getFileName().toString();
+                if (file.endsWith(EXTENSION) && !Files.isDirectory(path.get(), LinkOption.NOFOLLOW_LINKS)) {
                     names.add(file);
                 }
             }
         }
         catch (NoSuchFileException e) {
-            return new Reading(joined, List.of(), Optional.empty(), Optional.empty());
+            return new Reading(known, List.of(), Optional.empty(), Optional.empty());
         }
         catch (NotDirectoryException e) {
-            return new Reading(joined, List.of(), Optional.of(directory + " is not a directory, so libcni cannot read the drop-ins of network '" + name
-                    + "' and fails to load " + loadName), Optional.empty());
+            return new Reading(known, List.of(), Optional.of(directory + " is not a directory, so libcni cannot read the drop-ins of network "
+                    + Printable.quoted(name) + " and does not load " + loadName), Optional.empty());
         }
         catch (IOException e) {
-            return new Reading(joined, List.of(), Optional.empty(), Optional.of(directory + " cannot be listed: " + e.getMessage()));
+            return new Reading(known, List.of(), Optional.empty(), Optional.of(directory + " cannot be listed: " + e.getMessage()));
         }
         names.sort(NodeSnapshot.BYTE_ORDER);
         List<DropIn> plugins = new ArrayList<>();
@@ -190,20 +246,21 @@ public final class DropIns
                 if (e.code() == ErrorCode.IO && !Files.exists(container.resolve(file), LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                return new Reading(joined, plugins, Optional.empty(), Optional.of(e.getMessage() + " (libcni reads it as a drop-in of '" + name + "')"));
+                return new Reading(known, plugins, Optional.empty(), Optional.of(e.getMessage() + " (libcni reads it as a drop-in of " + Printable.quoted(name)
+                        + ")"));
             }
             try {
                 plugins.add(new DropIn(path, decode(bytes), bytes));
             }
             catch (CniConfigParser.TooComplex e) {
-                return new Reading(joined, plugins, Optional.empty(), Optional.of(path + " " + e.getMessage()));
+                return new Reading(known, plugins, Optional.empty(), Optional.of(path + " " + e.getMessage()));
             }
             catch (CniConfigParser.InvalidConfigException e) {
-                return new Reading(joined, plugins, Optional.of(path + ": " + e.getMessage() + "; libcni fails to load " + loadName
+                return new Reading(known, plugins, Optional.of(path + ": " + e.getMessage() + "; libcni fails to load " + loadName
                         + ", whose drop-in it is"), Optional.empty());
             }
         }
-        return new Reading(joined, plugins, Optional.empty(), Optional.empty());
+        return new Reading(known, plugins, Optional.empty(), Optional.empty());
     }
 
     /** The type libcni runs a drop-in's bytes as ({@code NetworkPluginConfFromBytes}), if it accepts them. */

@@ -1,5 +1,6 @@
 package io.cnichain.core.discovery;
 
+import io.cnichain.core.Printable;
 import io.cnichain.core.json.JsonValue;
 import io.cnichain.core.json.JsonValue.JArray;
 import io.cnichain.core.json.JsonValue.JBool;
@@ -157,7 +158,7 @@ final class LibcniRules
         for (Member member : members) {
             for (Map.Entry<String, Check> field : fields.entrySet()) {
                 if (field.getKey().equalsIgnoreCase(member.key())) {
-                    field.getValue().check(member.value(), what + ": '" + member.key() + "'");
+                    field.getValue().check(member.value(), what + ": " + Printable.quoted(member.key()));
                     // Go: null into a string or struct field has no effect, so an earlier key's value stays.
                     if (!(member.value() instanceof JNull)) {
                         decoded.put(field.getKey(), member.value());
@@ -193,7 +194,7 @@ final class LibcniRules
                 throw invalid("'cniVersions' holds " + a(version) + ", not a string");
             }
             if (!isVersion(v.value())) {
-                throw invalid("'cniVersions' holds '" + v.value() + "', which is not a version");
+                throw invalid("'cniVersions' holds " + Printable.quoted(v.value()) + ", which is not a version");
             }
         }
     }
@@ -224,7 +225,7 @@ final class LibcniRules
         if (value instanceof JString s && (s.value().toLowerCase(Locale.ROOT).equals("true") || s.value().toLowerCase(Locale.ROOT).equals("false"))) {
             return s.value().equalsIgnoreCase("true");
         }
-        throw invalid("'" + key + "' is " + (value instanceof JString s ? "'" + s.value() + "'" : a(value)) + ", not true or false");
+        throw invalid("'" + key + "' is " + (value instanceof JString s ? Printable.quoted(s.value()) : a(value)) + ", not true or false");
     }
 
     /** Go decodes every number of a list into a float64: one that overflows it makes the whole file fail. */

@@ -1,6 +1,7 @@
 package io.cnichain.core.engine;
 
 import io.cnichain.core.CniChainException;
+import io.cnichain.core.Printable;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.AdapterSelector;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
@@ -163,8 +164,9 @@ final class DetectPlanner
             return "refuse: " + refused.reason();
         }
         if (plan instanceof PatchPlan.Replace replace) {
-            return "convert to " + target.resolvedFile().resolveSibling(replace.newName()) + " keeping network '" + parsed.summary().networkName()
-                    + "' and cniVersion " + parsed.summary().cniVersion().orElse("(none)") + ", with " + type + " appended";
+            return "convert to " + target.resolvedFile().resolveSibling(replace.newName()) + " keeping network "
+                    + Printable.quoted(parsed.summary().networkName()) + " and cniVersion " + parsed.summary().cniVersion().map(Printable::line).orElse("(none)")
+                    + ", with " + type + " appended";
         }
         int existing = parsed.count(type);
         return switch (existing) {

@@ -7,6 +7,7 @@ import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.fs.AtomicFileWriter.FileMode;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.fs.DirectoryWriter;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.host.HostPaths;
 
 import java.io.IOException;
@@ -20,21 +21,24 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Our drop-in files: {@code <conf dir>/<network name>/<type>.conf}, written and removed under the rules of every write;
- * the plugin directory made when it is missing, with a marker saying we made it, so that uninstall removes it again
- * and nothing else; and the event in the conf dir that makes the runtime reload, since it watches the conf dir and not
- * the plugin directories (containerd reloads on a write, rename or remove there, and ignores a create).
+ * the plugin directory made when it is missing, with a marker that records which directory we made (its inode), so
+ * that uninstall removes that directory again and nothing else; and the event in the conf dir that makes the runtime
+ * reload, since it watches the conf dir and not the plugin directories (containerd reloads on a write, rename or
+ * remove there, and ignores a create). Nothing is removed by its name alone: a file only when this agent created it
+ * or recorded it, a directory only when the marker records it and nothing else is in it.
  */
 final class DropInFiles
 {
     /** In a plugin directory we made: libcni reads only {@code *.conf}, so it is never a plugin. */
     static final String MARKER = ".cni-chain-created";
-    /** Created and removed in the conf dir to make the runtime reload; never a configuration by its name. */
-    static final String RELOAD = ".cni-chain-reload";
+    /** The start of the name of the file created and removed in the conf dir to make the runtime reload; never a configuration. */
+    static final String RELOAD = ".cni-chain-reload-";
     private static final FileMode FILE_MODE = FileMode.keepExistingOr(PosixFilePermissions.fromString("rw-r--r--"));
 
     private final HostPaths host;
@@ -70,7 +74,7 @@ final class DropInFiles
         Path container = host.toContainer(directory);
         List<FileOutcome.Written> written = new ArrayList<>();
         if (directories.createDirectoryBelow(host.root(), container, directory, PosixFilePermissions.fromString("rwxr-xr-x"))) {
-            byte[] marker = ("made by cni-chain for its " + type + " drop-in; removed with it\n").getBytes(StandardCharsets.UTF_8);
+            byte[] marker = marker(inode(container).orElseThrow(() -> new CniChainException(ErrorCode.IO, directory, "vanished as it was made")));
             writer.createBelow(host.root(), container.resolve(MARKER), directory.resolve(MARKER), marker, FILE_MODE);
         }
         Path file = file(directory);
@@ -88,7 +92,9 @@ final class DropInFiles
     }
 
     /**
-     * Removes our drop-in from a plugin directory, and the directory when we made it and nothing else is left in it.
+     * Removes our drop-in from a plugin directory, and our marker with it: the directory too when the marker records
+     * this very directory as ours and nothing else is in it. A directory with anything else in it is someone's now; it
+     * stays, without our marker.
      *
      * @return the drop-in removed, if there was one of ours
      * @throws CniChainException when it cannot be removed
@@ -102,11 +108,51 @@ final class DropInFiles
         }
         writer.deleteBelow(host.root(), host.toContainer(file), file);
         Path container = host.toContainer(directory);
-        if (Files.isRegularFile(container.resolve(MARKER), LinkOption.NOFOLLOW_LINKS) && onlyMarkerLeft(container)) {
+        if (markerIsOurs(directory)) {
+            boolean onlyOurs = onlyMarkerLeft(container);
             writer.deleteBelow(host.root(), container.resolve(MARKER), directory.resolve(MARKER));
-            directories.deleteEmptyDirectoryBelow(host.root(), container, directory);
+            if (onlyOurs) {
+                // rmdir: a file that came in meanwhile keeps the directory.
+                directories.deleteEmptyDirectoryBelow(host.root(), container, directory);
+            }
         }
         return Optional.of(file);
+    }
+
+    /**
+     * What the marker holds for a directory we made: its inode, which no copy of it (a backup restored, a directory
+     * brought from another node) and no other directory has.
+     */
+    private byte[] marker(long inode)
+    {
+        return ("made by cni-chain for its " + type + " drop-in; removed with it\ndirectory inode " + inode + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Whether the plugin directory holds the marker we write for it: a marker made for another directory is not ours. */
+    private boolean markerIsOurs(Path directory)
+    {
+        Path container = host.toContainer(directory);
+        Optional<Long> inode = inode(container);
+        if (inode.isEmpty()) {
+            return false;
+        }
+        try {
+            return read(directory.resolve(MARKER)).map(bytes -> Arrays.equals(bytes, marker(inode.get()))).orElse(false);
+        }
+        catch (CniChainException e) {
+            // A FIFO, a link or an unreadable file by the marker's name is not one we wrote.
+            return false;
+        }
+    }
+
+    private static Optional<Long> inode(Path container)
+    {
+        try {
+            return FileSystemCalls.get().identityOf(container).map(FileSystemCalls.Identity::inode);
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     /** Every plugin directory of the conf dir that holds a drop-in of ours (host paths), in name order. */
@@ -131,12 +177,15 @@ final class DropInFiles
         return found;
     }
 
-    /** An event in the conf dir, which the runtime watches: a file created, then removed (the removal is what containerd acts on). */
+    /**
+     * An event in the conf dir, which the runtime watches: a file created, then removed (the removal is what containerd
+     * acts on). A name of its own each time, created new (never over anything there), so that what is removed is the
+     * file this call created and nobody's else.
+     */
     void notifyRuntime()
     {
-        Path file = confDir.resolve(RELOAD);
+        Path file = confDir.resolve(RELOAD + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         Path container = host.toContainer(file);
-        writer.deleteBelow(host.root(), container, file);
         writer.createBelow(host.root(), container, file, new byte[0], FILE_MODE);
         writer.deleteBelow(host.root(), container, file);
     }
@@ -152,13 +201,9 @@ final class DropInFiles
 
     private static boolean onlyMarkerLeft(Path directory)
     {
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
-            for (Path entry : stream) {
-                if (!entry.getFileName().toString().equals(MARKER)) {
-                    return false;
-                }
-            }
-            return true;
+        try {
+            byte[] marker = MARKER.getBytes(StandardCharsets.UTF_8);
+            return FileSystemCalls.get().listNames(directory).stream().allMatch(name -> Arrays.equals(name.bytes(), marker));
         }
         catch (IOException e) {
             return false;

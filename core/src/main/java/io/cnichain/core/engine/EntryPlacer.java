@@ -3,6 +3,7 @@ package io.cnichain.core.engine;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
+import io.cnichain.core.Printable;
 import io.cnichain.core.adapters.AdapterSelector;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.config.Placement;
@@ -79,12 +80,11 @@ final class EntryPlacer
         if (none.isPresent()) {
             return new Where(Optional.empty(), none);
         }
-        Optional<Path> directory = DropIns.writableDirectory(confDir, config.summary().networkName());
-        if (directory.isEmpty()) {
-            return new Where(Optional.empty(), Optional.of("its network name '" + config.summary().networkName() + "' is not a plain directory name, so "
-                    + "libcni's plugin directory for it is not one of its own"));
+        Optional<String> notItsOwn = DropIns.whyNotItsOwn(confDir, config.summary().networkName());
+        if (notItsOwn.isPresent()) {
+            return new Where(Optional.empty(), Optional.of(notItsOwn.get() + ", so the network has no plugin directory of its own"));
         }
-        return new Where(directory, Optional.empty());
+        return new Where(DropIns.writableDirectory(confDir, config.summary().networkName()), Optional.empty());
     }
 
     /**
@@ -170,7 +170,7 @@ final class EntryPlacer
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, e.getMessage(), List.of(), e.code() == ErrorCode.IO);
         }
         if (!written.isEmpty()) {
-            log.info("Created CNI drop-in {} for network '{}' of {}; {} is left as it is", file, config.summary().networkName(), target.path(),
+            log.info("Created CNI drop-in {} for network {} of {}; {} is left as it is", file, Printable.quoted(config.summary().networkName()), target.path(),
                     target.resolvedFile());
             strayChecked.set(false);
         }
@@ -268,7 +268,7 @@ final class EntryPlacer
                 if (removed.isPresent()) {
                     any = true;
                     log.info("Removed CNI drop-in {}: {}", removed.get(), decision.placement() == Placement.PATCH ? "placement is " + decision.why()
-                            : "no list of network '" + directory.getFileName() + "' is loaded any more");
+                            : "no list of network " + Printable.quoted(directory.getFileName().toString()) + " is loaded any more");
                 }
             }
             catch (CniChainException e) {

@@ -155,12 +155,13 @@ public final class BinaryInstaller
     }
 
     /**
-     * @return the names of the binaries {@link #uninstall()} may remove: the plugin's own, those the source holds, those
-     *         the record of an earlier install holds
+     * @return the names of the binaries {@link #uninstall()} may remove: the plugin's own, those the source holds (unless
+     *         it is the bin dir itself), those the record of an earlier install holds
      */
     public Set<String> namesUninstallMayRemove()
     {
-        Set<String> names = new java.util.TreeSet<>(sourceNames());
+        Set<String> names = new java.util.TreeSet<>();
+        uninstallSources().forEach(source -> names.add(source.getFileName().toString()));
         names.addAll(recordedNames(host.toContainer(binDir)));
         if (ownBinary != null) {
             names.add(ownBinary);
@@ -227,21 +228,19 @@ public final class BinaryInstaller
     /**
      * Removes the binaries this installer put in place: files of the source directory whose copy on the host
      * still has the same bytes, and files of the record whose bytes still have the recorded SHA-256 (the source may be
-     * gone). A binary someone replaced is theirs now and stays. The record goes last.
+     * gone, or be the bin dir itself, as when uninstall runs on a host with the defaults). A binary someone replaced is
+     * theirs now and stays. The record goes last.
      *
      * @return the host paths removed
      */
     public List<Path> uninstall()
     {
         leftBehind.clear();
-        if (sameDirectory()) {
-            return List.of();
-        }
         Path target = host.toContainer(binDir);
         List<Path> removed = new ArrayList<>();
         Set<String> handled = new HashSet<>();
         Set<String> recorded = recordedNames(target);
-        for (Path source : sources()) {
+        for (Path source : uninstallSources()) {
             Path destination = target.resolve(source.getFileName());
             if (!recorded.contains(source.getFileName().toString()) && !source.getFileName().toString().equals(ownBinary)) {
                 // Never installed here: if such a file exists, it is the host's, whatever its bytes.
@@ -290,9 +289,9 @@ public final class BinaryInstaller
 
     /**
      * Uninstall removes only what it can tell install copied: a binary with the same bytes as its source, or with the
-     * SHA-256 the record holds. A recorded binary whose bytes changed stays, and this says so. Without a source and
-     * without a record it cannot tell whether the plugin's binary is ours or another installer's: the binary stays,
-     * and this says why and what to do.
+     * SHA-256 the record holds. A recorded binary whose bytes changed stays, and this says so. Without a source (or
+     * with the bin dir itself as the source) and without a record that names it, it cannot tell whether the plugin's
+     * binary is ours or another installer's: the binary stays, and this says why and what to do.
      *
      * @param type the chained plugin's type, its binary's name
      * @return why the plugin's binary was left in place, when it was for that reason
@@ -302,12 +301,18 @@ public final class BinaryInstaller
         if (!leftBehind.isEmpty()) {
             return Optional.of(String.join("; ", leftBehind));
         }
-        if (sameDirectory() || !sources().isEmpty()) {
+        boolean same = sameDirectory();
+        if (!same && !sources().isEmpty()) {
             return Optional.empty();
         }
         Path binary = host.toContainer(binDir).resolve(type);
         if (!Files.isRegularFile(binary, LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
+        }
+        if (same) {
+            return Optional.of(binDir.resolve(type) + ": left in place: the binary source " + sourceDir + " (CONTAINER_CNI_BIN_DIR) is the CNI bin dir "
+                    + "itself, so no install copied it from there, and no record of an install (" + binDir.resolve(RECORD) + ") names it as cni-chain's; "
+                    + "remove the file by hand if cni-chain put it there");
         }
         return Optional.of(binDir.resolve(type) + ": left in place: uninstall removes a binary only when it has the bytes of the one install "
                 + "copied from " + sourceDir + " (CONTAINER_CNI_BIN_DIR), which " + (Files.isDirectory(sourceDir) ? "is empty" : "does not exist")
@@ -324,6 +329,15 @@ public final class BinaryInstaller
             names.add(source.getFileName().toString());
         }
         return names;
+    }
+
+    /**
+     * The source's binaries, for uninstall: none when the source is the bin dir itself (its files are the host's, each
+     * the same as itself), so that only the record decides.
+     */
+    private List<Path> uninstallSources()
+    {
+        return sameDirectory() ? List.of() : sources();
     }
 
     private List<Path> sources()

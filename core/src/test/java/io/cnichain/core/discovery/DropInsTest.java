@@ -7,10 +7,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The effective configuration with libcni 1.3's drop-ins, over the facts read from its {@code libcni/conf.go}
@@ -141,6 +144,68 @@ class DropInsTest
         NodeSnapshot snapshot = node.snapshot();
 
         assertThat(snapshot.effectiveConfig().orElseThrow().name()).isEqualTo("20-cilium.conflist");
+    }
+
+    @Test
+    void aFifoWhereThePluginDirectoryShouldBeFailsTheListWithoutBeingOpened()
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        node.write("20-cilium.conflist", TestNode.CILIUM);
+        Path fifo = node.fifo(node.conf("k8s-pod-network"));
+
+        try {
+            // Were the FIFO opened to be listed, the reading would wait for a writer forever (and so would detect and run).
+            NodeSnapshot snapshot = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+                NodeSnapshot read = node.snapshot();
+                read.effectiveConfig();
+                return read;
+            });
+
+            assertThat(snapshot.effectiveConfig().orElseThrow().name()).isEqualTo("20-cilium.conflist");
+            assertThat(snapshot.brokenBeforeEffective()).singleElement().asString()
+                    .isEqualTo("/etc/cni/net.d/10-calico.conflist sorts before the effective configuration and cannot be loaded by libcni 1.3: "
+                            + "/etc/cni/net.d/k8s-pod-network is a FIFO, not a directory, so libcni cannot read the drop-ins of network "
+                            + "'k8s-pod-network' and does not load 10-calico.conflist");
+        }
+        finally {
+            // A reader the open blocked goes on; without one, this opens and closes the FIFO and nothing else.
+            new RandomAccessFile(fifo.toFile(), "rw").close();
+        }
+    }
+
+    @Test
+    void aNetworkNameThatLeadsOutOfTheConfDirIsNeverJoinedToAPath()
+    {
+        // libcni reads filepath.Join("/etc/cni/net.d", "../../../run/x"), that is /run/x: outside the allowed roots,
+        // where the agent reads nothing. The list stays what it is; what libcni appends to it is unknown, and why is said.
+        node.write("10-calico.conflist", TestNode.CALICO.replace("\"k8s-pod-network\"", "\"../../../run/x\""));
+        node.write("20-cilium.conflist", TestNode.CILIUM);
+        node.writeAt(node.host("/run/x/05-bandwidth.conf"), "{\"type\":\"bandwidth\"}");
+        node.writeAt(node.host("/run/x/linkerd-cni.conf"), "{\"log_level\":\"info\"}");
+
+        NodeSnapshot snapshot = node.snapshot();
+        ConfigEntry effective = snapshot.effectiveConfig().orElseThrow();
+        DropIns.Reading reading = snapshot.dropIns(effective);
+
+        assertThat(effective.name()).as("a broken file out there was never read").isEqualTo("10-calico.conflist");
+        assertThat(snapshot.runtimePluginTypes(effective)).containsExactly("calico", "portmap");
+        assertThat(reading.directory()).isEmpty();
+        assertThat(reading.unknown()).contains("the network name '../../../run/x' is not one directory name: libcni reads its drop-ins from /run/x, "
+                + "which the agent does not read");
+        assertThat(DropIns.writableDirectory(TestNode.CONF_DIR, "../../../run/x")).isEmpty();
+    }
+
+    @Test
+    void aNetworkNameIsQuotedWithItsControlCharactersEscaped()
+    {
+        node.write("10-calico.conflist", TestNode.CALICO.replace("\"k8s-pod-network\"", "\"a/b\\nINFO  forged 'line'\""));
+
+        NodeSnapshot snapshot = node.snapshot();
+        String unknown = snapshot.dropIns(snapshot.effectiveConfig().orElseThrow()).unknown().orElseThrow();
+
+        assertThat(unknown).doesNotContain("\n").startsWith("the network name 'a/b\\nINFO  forged \\'line\\'' is not one directory name: libcni "
+                + "reads its drop-ins from /etc/cni/net.d/a/b\\nINFO  forged 'line'");
     }
 
     @Test

@@ -154,13 +154,38 @@ class BinaryInstallerTest
     }
 
     @Test
-    void sourceThatIsTheBinDirItselfIsNeitherCopiedNorRemoved()
+    void sourceThatIsTheBinDirItselfIsNeitherCopiedNorRemovedWithoutARecord()
     {
         node.binaries("bridge", "linkerd-cni");
         BinaryInstaller same = new BinaryInstaller(new HostPaths(node.hostRoot()), node.binDir(), TestNode.BIN_DIR, new AtomicFileWriter());
         assertThat(same.install("linkerd")).isEmpty();
+        assertThat(same.namesUninstallMayRemove()).as("the host's binaries are not the image's").containsExactly("linkerd-cni");
         assertThat(same.uninstall()).isEmpty();
+        assertThat(same.leftForWantOfSource("linkerd-cni")).hasValue("/opt/cni/bin/linkerd-cni: left in place: the binary source " + node.binDir()
+                + " (CONTAINER_CNI_BIN_DIR) is the CNI bin dir itself, so no install copied it from there, and no record of an install "
+                + "(/opt/cni/bin/" + BinaryInstaller.RECORD + ") names it as cni-chain's; remove the file by hand if cni-chain put it there");
         assertThat(node.binDir().resolve("bridge")).exists();
         assertThat(node.binDir().resolve("linkerd-cni")).exists();
+    }
+
+    /** Uninstall by hand on a host, with the defaults: the source is the bin dir itself, and the record decides. */
+    @Test
+    void sourceThatIsTheBinDirItselfLeavesItToTheRecord()
+            throws IOException
+    {
+        Files.writeString(node.imageBinDir().resolve("helper"), "data");
+        installer.install("linkerd");
+        node.binaries("bridge");
+        Files.writeString(node.binDir().resolve("helper"), "someone else's now");
+        BinaryInstaller onTheHost = new BinaryInstaller(new HostPaths(node.hostRoot()), node.binDir(), TestNode.BIN_DIR, new AtomicFileWriter());
+
+        assertThat(onTheHost.namesUninstallMayRemove()).containsExactly("helper", "linkerd-cni");
+        assertThat(onTheHost.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(onTheHost.leftForWantOfSource("linkerd-cni")).hasValueSatisfying(why -> assertThat(why)
+                .startsWith("/opt/cni/bin/helper: left in place: its bytes changed since install copied it"));
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+        assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).doesNotExist();
+        assertThat(node.binDir().resolve("bridge")).exists();
+        assertThat(node.binDir().resolve("helper")).hasContent("someone else's now");
     }
 }

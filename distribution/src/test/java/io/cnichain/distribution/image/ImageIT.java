@@ -45,6 +45,8 @@ class ImageIT
     private static final long MAX_IMAGE_BYTES = 80L * 1000 * 1000;
     private static final Set<String> BIN = Set.of("bin/busybox", "bin/sh", "bin/kill", "bin/sleep");
     private static final Pattern SHARED_LIBRARY = Pattern.compile("(lib|lib64|usr/lib|usr/lib64)(/[\\w.+-]+)*/[\\w.+-]+\\.so(\\.\\d+)*");
+    /** The C.UTF-8 locale the launcher runs the JVM under (its categories, one file each). */
+    private static final Pattern LOCALE = Pattern.compile("usr/lib/locale/C\\.utf8/LC_[A-Z_]+(/[\\w.]+)?");
     private static final long CLOCK_TICKS = 100;
     private static final int REWRITES = 10;
 
@@ -101,7 +103,8 @@ class ImageIT
             }
         }
         assertThat(elsewhere).as("files outside /opt/java and /opt/cni-chain").allSatisfy(entry ->
-                assertThat(BIN.contains(entry) || SHARED_LIBRARY.matcher(entry).matches() || entry.equals("tmp")).as(entry).isTrue());
+                assertThat(BIN.contains(entry) || SHARED_LIBRARY.matcher(entry).matches() || LOCALE.matcher(entry).matches() || entry.equals("tmp"))
+                        .as(entry).isTrue());
         assertThat(elsewhere).containsAll(BIN);
         assertThat(entries).contains("opt/cni-chain/bin/cni-chain", "opt/cni-chain/conf/cni-chain.yaml", "opt/java/bin/java", "opt/cni-chain/plugins");
         assertThat(entries).filteredOn(entry -> entry.startsWith("opt/cni-chain/plugins/")).as("no plugin jar").isEmpty();
@@ -110,6 +113,9 @@ class ImageIT
         List<String> modules = run("--entrypoint", "/opt/java/bin/java", image, "--list-modules").ok().out().lines()
                 .map(line -> line.replaceFirst("@.*", "")).toList();
         assertThat(modules).as("the modules jlink linked").containsExactlyInAnyOrder("java.base", "java.net.http", "jdk.crypto.ec", "jdk.unsupported");
+        // The JVM names files in the encoding of its locale: without C.UTF-8 in the image, that would be ASCII.
+        Commands.Result settings = run("--entrypoint", "/opt/java/bin/java", "--env", "LC_ALL=C.UTF-8", image, "-XshowSettings:properties", "-version").ok();
+        assertThat(settings.err()).as("the runtime under the launcher's locale").contains("sun.jnu.encoding = UTF-8");
         Steps.say("image holds " + entries.size() + " entries; outside /opt: " + elsewhere + "; modules " + modules);
     }
 

@@ -111,8 +111,13 @@ public interface FileSystemCalls
     }
 
     /**
+     * Lists a directory ({@code O_DIRECTORY}: anything else, a FIFO included, is refused without being opened, so the
+     * listing never blocks; a link to a directory is followed).
+     *
      * @param directory a directory
      * @return the names of its entries as the kernel has them (bytes, not decoded), without {@code .} and {@code ..}
+     * @throws java.nio.file.NotDirectoryException when it is not a directory
+     * @throws java.nio.file.NoSuchFileException when there is none
      */
     List<EntryName> listNames(Path directory)
             throws IOException;

@@ -35,7 +35,7 @@ final class JavaCalls
     @Override
     public String describe()
     {
-        return "Java fallback (" + reason + "): a FIFO swapped in between the type check and the open can block a read,"
+        return "Java fallback (" + reason + "): a FIFO swapped in between the type check and the open can block a read or a listing,"
                 + " and renames cannot refuse to replace";
     }
 
@@ -93,6 +93,11 @@ final class JavaCalls
     public List<EntryName> listNames(Path directory)
             throws IOException
     {
+        // Java opens a directory to list it without O_DIRECTORY, and the open of a FIFO blocks until a writer comes: the
+        // kind is checked first (links followed, as O_DIRECTORY follows them), which leaves the window between the two.
+        if (!Files.readAttributes(directory, BasicFileAttributes.class).isDirectory()) {
+            throw new NotDirectoryException(directory.toString());
+        }
         List<EntryName> names = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
             for (Path path : stream) {

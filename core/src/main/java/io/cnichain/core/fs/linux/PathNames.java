@@ -11,8 +11,8 @@ import java.util.Optional;
 
 /**
  * File names are bytes; the JVM names files with strings, encoded in its path encoding (from the locale: UTF-8 under
- * the launcher, which sets {@code C.UTF-8} when the locale is not UTF-8). A name whose bytes are not valid in that
- * encoding cannot be named from Java: it can be reported, never opened.
+ * the launcher, which runs the JVM under {@code C.UTF-8}; ASCII where that locale is not installed). A name whose bytes
+ * are not valid in that encoding cannot be named from Java: it can be reported, never opened, and never made a path.
  */
 public final class PathNames
 {

@@ -11,6 +11,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
@@ -156,6 +157,42 @@ class FileSystemCallsTest
         assertThat(read.get(10, TimeUnit.SECONDS)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a FIFO");
         assertThatThrownBy(() -> calls.readRegularFile(dir, 100)).isInstanceOf(FileSystemCalls.NotRegularFile.class).hasMessageContaining("a directory");
         assertThatThrownBy(() -> calls.readRegularFile(dir.resolve("none"), 100)).isInstanceOf(NoSuchFileException.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"native", "java"})
+    void listingAFifoRefusesItWithoutOpeningIt(String which)
+            throws Exception
+    {
+        FileSystemCalls calls = calls(which);
+        Path fifo = dir.resolve("k8s-pod-network");
+        mkfifo(fifo);
+
+        // Were the FIFO opened to be listed, this would wait for a writer forever.
+        CompletableFuture<Throwable> listing = CompletableFuture.supplyAsync(() -> {
+            try {
+                calls.listNames(fifo);
+                return null;
+            }
+            catch (IOException e) {
+                return e;
+            }
+        });
+        try {
+            assertThat(listing.get(10, TimeUnit.SECONDS)).isInstanceOf(NotDirectoryException.class);
+        }
+        finally {
+            release(fifo);
+        }
+        assertThatThrownBy(() -> calls.listNames(Files.writeString(dir.resolve("file"), "{}"))).isInstanceOf(NotDirectoryException.class);
+        assertThatThrownBy(() -> calls.listNames(dir.resolve("none"))).isInstanceOf(NoSuchFileException.class);
+    }
+
+    /** Opens a FIFO for reading and writing, which never blocks, so that a reader blocked in its open goes on. */
+    static void release(Path fifo)
+            throws IOException
+    {
+        new java.io.RandomAccessFile(fifo.toFile(), "rw").close();
     }
 
     @Test
