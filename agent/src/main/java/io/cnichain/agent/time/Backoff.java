@@ -1,0 +1,131 @@
+package io.cnichain.agent.time;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The agent's one way to wait between tries of something that keeps failing (a call to the API server, a write the
+ * filesystem refused, a file that does not parse yet, another writer undoing ours): the first wait, doubled after each
+ * further failure up to a cap, each stretched by up to {@code jitter} of itself so that a fleet of agents spreads out,
+ * and, for what gives up, a last try. A success resets it only once it has lasted {@code resetAfter} (a watch, a
+ * file keeping our write), so that something that fails again at once goes on waiting longer, as client-go's
+ * reflector does. Used by one thread.
+ */
+public final class Backoff
+{
+    private final Policy policy;
+    private final RandomGenerator random;
+    private int failures;
+    private long successSince;
+    private boolean succeeding;
+
+    /**
+     * @param first      the wait after the first failure
+     * @param cap        the longest wait
+     * @param jitter     each wait is stretched by a random part of itself, up to this fraction (0 for none)
+     * @param tries      how many failures get a wait before it gives up; 0 for never
+     * @param resetAfter how long a success must last to start again from {@code first}; zero: at once
+     */
+    public record Policy(Duration first, Duration cap, double jitter, int tries, Duration resetAfter)
+    {
+        public Policy
+        {
+            requireNonNull(first, "first is null");
+            requireNonNull(cap, "cap is null");
+            requireNonNull(resetAfter, "resetAfter is null");
+            if (first.isNegative() || first.isZero() || cap.compareTo(first) < 0) {
+                throw new IllegalArgumentException("first must be positive and cap at least first: " + first + ", " + cap);
+            }
+            if (!(jitter >= 0 && jitter <= 1)) {
+                throw new IllegalArgumentException("jitter must be between 0 and 1: " + jitter);
+            }
+            if (tries < 0 || resetAfter.isNegative()) {
+                throw new IllegalArgumentException("tries and resetAfter must not be negative: " + tries + ", " + resetAfter);
+            }
+        }
+
+        /** Calls to the API server, as client-go's reflector waits: 800 ms doubling to 30 s, jittered, reset after 2 minutes. */
+        public static Policy apiServer()
+        {
+            return new Policy(Duration.ofMillis(800), Duration.ofSeconds(30), 0.5, 0, Duration.ofMinutes(2));
+        }
+
+        /** @return the same, without jitter (for what runs on one node only) */
+        public Policy withoutJitter()
+        {
+            return new Policy(first, cap, 0, tries, resetAfter);
+        }
+    }
+
+    public Backoff(Policy policy, RandomGenerator random)
+    {
+        this.policy = requireNonNull(policy, "policy is null");
+        this.random = requireNonNull(random, "random is null");
+    }
+
+    public Policy policy()
+    {
+        return policy;
+    }
+
+    /**
+     * Something failed.
+     *
+     * @return how long to wait before the next try; empty when the policy gives up (once: later failures give up too,
+     *         until a reset)
+     */
+    public Optional<Duration> failed(long nowNanos)
+    {
+        if (succeeding && nowNanos - successSince >= policy.resetAfter().toNanos()) {
+            failures = 0;
+        }
+        succeeding = false;
+        if (policy.tries() > 0 && failures >= policy.tries()) {
+            failures++;
+            return Optional.empty();
+        }
+        long wait = policy.first().toNanos();
+        for (int i = 0; i < failures && wait < policy.cap().toNanos(); i++) {
+            wait = Math.min(wait * 2, policy.cap().toNanos());
+        }
+        failures++;
+        if (policy.jitter() > 0) {
+            wait += (long) (random.nextDouble() * policy.jitter() * wait);
+        }
+        return Optional.of(Duration.ofNanos(wait));
+    }
+
+    /** Something succeeded from {@code nowNanos} on: after {@code resetAfter} of it, the next failure waits {@code first}. */
+    public void succeeded(long nowNanos)
+    {
+        if (!succeeding) {
+            succeeding = true;
+            successSince = nowNanos;
+        }
+        if (policy.resetAfter().isZero()) {
+            failures = 0;
+        }
+    }
+
+    /** Starts again from {@code first}, whatever happened. */
+    public void reset()
+    {
+        failures = 0;
+        succeeding = false;
+    }
+
+    /** @return the failures since the last reset */
+    public int failures()
+    {
+        return failures;
+    }
+
+    /** @return whether the policy gave up: it has no wait left until a reset */
+    public boolean gaveUp()
+    {
+        return policy.tries() > 0 && failures > policy.tries();
+    }
+}
