@@ -1,6 +1,7 @@
 package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.Placement;
@@ -20,7 +21,7 @@ import java.util.Optional;
  */
 public final class NodeRuntime
 {
-    /** Start-up waits at most this long for the answer: then it patches, as for any unknown runtime. */
+    /** Start-up waits at most this long for the whole answer: then it patches, as for any unknown runtime. */
     static final Duration TIMEOUT = Duration.ofSeconds(3);
     private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes: the chart's and kustomize's "
             + "ClusterRole grant it when placement is auto)", " (NODE_NAME must be the node's name, from the downward API)");
@@ -69,19 +70,17 @@ public final class NodeRuntime
         }
         String path = "/api/v1/nodes/" + node.get();
         try {
-            JsonNode answer = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, TIMEOUT).get(path, HINT);
+            JsonNode answer = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, Clock.SYSTEM)
+                    .get(path, HINT);
             JsonNode version = answer.path("status").path("nodeInfo").path("containerRuntimeVersion");
             if (!version.isTextual()) {
                 return unknown("GET " + path + ": the Node has no status.nodeInfo.containerRuntimeVersion");
             }
-            return new Reported(Optional.of(version.asText()), "");
+            // Shortened: a value that long names no runtime, and it goes into the log and detect's output.
+            return new Reported(Optional.of(KubeApiClient.shortened(version.asText())), "");
         }
         catch (ApiCallException e) {
             return unknown(e.getMessage());
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return unknown("interrupted while asking the API server");
         }
     }
 

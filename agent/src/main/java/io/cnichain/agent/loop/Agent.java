@@ -4,10 +4,13 @@ import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.UninstallReport;
-import io.cnichain.agent.shutdown.DaemonSetWatch;
+import io.cnichain.agent.kube.KubeWork;
+import io.cnichain.agent.kube.PluginToken;
+import io.cnichain.agent.kube.StartupTaint;
 import io.cnichain.agent.shutdown.ShutdownDecider;
 import io.cnichain.agent.shutdown.ShutdownDecision;
-import io.cnichain.agent.taint.NodeTaintRemover;
+import io.cnichain.agent.time.Clock;
+import io.cnichain.core.config.KubeconfigSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -32,8 +35,8 @@ public final class Agent
 {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
     private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
-    /** Each call of the DaemonSet's watch: to connect and to get the answer's head. */
-    private static final java.time.Duration WATCH_CALL_TIMEOUT = java.time.Duration.ofSeconds(10);
+    /** Each call to the API server while the agent runs, from its connect to its answer's last byte. */
+    private static final java.time.Duration CALL_DEADLINE = java.time.Duration.ofSeconds(10);
 
     private final Engine engine;
     private final AgentConfig config;
@@ -88,23 +91,21 @@ public final class Agent
             server.start();
             scraper = Optional.of(server);
         }
-        // The start-up taint: nothing at all exists for it unless it is enabled.
-        Optional<NodeTaintRemover> taint = NodeTaintRemover.fromConfig(config);
-        if (taint.isPresent()) {
-            attach(taint.get(), status, metrics);
-        }
         if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.apiServer().host().isPresent() && config.run().pod().isEmpty()) {
             // In a pod, but the manifest lacks the downward API: every stop would look like an uninstall.
             log.warn("cleanupOnShutdown is auto but POD_NAME, POD_NAMESPACE or NODE_NAME is not set: every stop (an update, a restart, a node "
                     + "shutdown) will remove the plugin as an uninstall does; set them from the downward API (fieldRef metadata.name, "
                     + "metadata.namespace, spec.nodeName)");
         }
-        // What an uninstall takes away (the credentials) is not needed to see it: the DaemonSet is watched while we run.
-        Optional<DaemonSetWatch> ownDaemonSet = Optional.empty();
-        if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.run().pod().isPresent() && config.apiServer().host().isPresent()
-                && config.apiServer().port().isPresent() && config.apiServer().protocol().equals("https")) {
-            ownDaemonSet = Optional.of(new DaemonSetWatch(ShutdownDecider.client(config.apiServer(), WATCH_CALL_TIMEOUT), config.run().pod().get()).start());
-        }
+        // The calls that repeat while the agent runs; nothing at all exists for them unless one is wanted.
+        KubeWork kube = new KubeWork(Clock.SYSTEM);
+        Optional<StartupTaint> taint = startupTaint();
+        taint.ifPresent(remover -> attach(remover, kube, status, metrics));
+        Optional<PluginToken> pluginToken = pluginToken();
+        pluginToken.ifPresent(token -> {
+            status.addDetail(token::describe);
+            kube.add(token);
+        });
         Optional<WatchService> watchService = newWatchService();
         SignalHandler handler = this::onSignal;
         for (String signal : SIGNALS) {
@@ -134,19 +135,18 @@ public final class Agent
                 }
             }
             finally {
-                // The taint stays as it is: it is never added back, and a removal under way is abandoned.
-                taint.ifPresent(NodeTaintRemover::close);
+                // The taint stays as it is: it is never added back, and a call under way is abandoned.
+                kube.close();
             }
             if (!stopRequested.get()) {
                 log.error("The reconcile loop ended without a stop signal; exiting");
                 return 1;
             }
             // Decided while /metrics still answers, so that the decision can be seen there.
-            decision = ShutdownDecider.fromConfig(config).decide(ownDaemonSet.flatMap(DaemonSetWatch::uninstallSeen));
+            decision = ShutdownDecider.fromConfig(config, Clock.SYSTEM).decide();
             metrics.shutdownDecision(decision.decisionLabel(), decision.reason().label());
         }
         finally {
-            ownDaemonSet.ifPresent(DaemonSetWatch::close);
             health.ifPresent(HealthServer::stop);
             scraper.ifPresent(HealthServer::stop);
         }
@@ -170,11 +170,51 @@ public final class Agent
      * The start-up taint follows readiness: told after every pass, shown in {@code /readyz}'s detail (never as a reason
      * not to be ready: readiness is what removes it) and as a gauge.
      */
-    static void attach(NodeTaintRemover remover, AgentStatus status, AgentMetrics metrics)
+    static void attach(StartupTaint remover, KubeWork kube, AgentStatus status, AgentMetrics metrics)
     {
-        status.onReadiness(remover::onReadiness);
-        status.addDetail(() -> remover.state().describe());
-        metrics.addGauge(NodeTaintRemover.METRIC_NAME, NodeTaintRemover.METRIC_HELP, () -> remover.state().removedGauge());
+        status.onReadiness(ready -> {
+            remover.onReadiness(ready);
+            kube.wake();
+        });
+        status.addDetail(remover::describe);
+        metrics.addGauge(StartupTaint.METRIC_NAME, StartupTaint.METRIC_HELP, remover::removedGauge);
+        kube.add(remover);
+    }
+
+    /** The start-up taint's remover, when {@code nodeTaint.enabled}; it needs the API server and this node's name. */
+    private Optional<StartupTaint> startupTaint()
+    {
+        if (!config.nodeTaint().enabled()) {
+            return Optional.empty();
+        }
+        return Optional.of(new StartupTaint(ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM), config.nodeTaint().nodeName()
+                .orElseThrow(), config.nodeTaint().key()));
+    }
+
+    /** The plugin's own token, when {@code kubeconfig.serviceAccount} names its account and the agent knows its pod. */
+    private Optional<PluginToken> pluginToken()
+    {
+        Optional<String> account = config.kubeconfig().serviceAccount();
+        if (account.isEmpty()) {
+            return Optional.empty();
+        }
+        if (config.run().pod().isEmpty() || config.apiServer().host().isEmpty() || config.apiServer().port().isEmpty()) {
+            log.error("kubeconfig.serviceAccount is {} but POD_NAME, POD_NAMESPACE, NODE_NAME or the API server's address is not set: the agent "
+                    + "cannot request the plugin's token, so it writes no kubeconfig and patches nothing", account.get());
+            return Optional.empty();
+        }
+        try {
+            // Made now, before the loop arms its watches: the token's arrival is then an event in a watched directory.
+            java.nio.file.Files.createDirectories(KubeconfigSettings.REQUESTED_TOKEN.getParent(),
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        }
+        catch (IOException e) {
+            log.error("Cannot make {} for the plugin's token: {}; the agent writes no kubeconfig and patches nothing", KubeconfigSettings.REQUESTED_TOKEN
+                    .getParent(), e.getMessage());
+            return Optional.empty();
+        }
+        return Optional.of(new PluginToken(ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM), config.run().pod().get(),
+                account.get(), KubeconfigSettings.REQUESTED_TOKEN, Clock.SYSTEM));
     }
 
     /** How often a node without an inotify instance is looked at again, and an instance asked for. */

@@ -144,7 +144,8 @@ final class WatchPlanner
     private WatchPlan plan(Map<Path, Set<String>> targetDirNames)
     {
         var config = engine.config();
-        return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.apiServer().serviceAccountDir(),
+        // The kubeconfig's token: the service account's volume, or the file the agent keeps the plugin's requested token in.
+        return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.kubeconfig().tokenFile(config.apiServer()).getParent(),
                 host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), this::binaryNames, targetDirNames);
     }
 

@@ -9,53 +9,39 @@ import io.cnichain.agent.kube.ApiCallException;
 import io.cnichain.agent.kube.KubeApiClient;
 import io.cnichain.agent.kube.KubeApiClient.Hint;
 import io.cnichain.agent.shutdown.ShutdownDecision.Reason;
+import io.cnichain.agent.time.Clock;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Decides, when the agent is stopped, whether this is an uninstall (remove what we installed) or not (an update, a
  * restart, a node shutdown: keep it, so that no pod starts without the plugin in between). With
- * {@code cleanupOnShutdown: auto} in a cluster:
- * <ol>
- *   <li>What the {@link DaemonSetWatch} saw while the agent ran: its DaemonSet deleted, being deleted or replaced is
- *       an uninstall, whatever the API says now (an uninstall may have revoked the credentials already).</li>
- *   <li>Otherwise a fresh look: the agent's pod, its DaemonSet, its node. A DaemonSet that is gone, being deleted or no
- *       longer placing a pod here is an uninstall; one that still does is an update, a restart or a node shutdown.</li>
- *   <li>Credentials refused (401, 403) are an uninstall: {@code kubectl delete -k} deletes the Namespace, the
- *       ServiceAccount and the RBAC before the DaemonSet, {@code helm uninstall} deletes them right after it, without
- *       waiting for the pods. Kept, the entry would name a plugin whose kubeconfig's token is dead, and linkerd-cni
- *       fails closed: no pod would start on the node again. Nothing else produces them at a stop. In a rolling update,
- *       a {@code rollout restart} or an eviction the pod is deleted gracefully: its object, and so its bound token,
- *       stays valid until the kubelet reports the containers stopped, and the ServiceAccount and RBAC are not touched
- *       (their names do not change between versions; Helm applies new RBAC before it deletes old objects). A container
- *       restart keeps the pod and its token. A reboot or a node shutdown does not delete the pod either, and its token
- *       is the kubelet's, refreshed at 80% of its lifetime: a token that expired while the node was down is never the
- *       one at a stop, since the kubelet fetches a new one before it starts the container again (and the API server
- *       extends the chart's 3607 s tokens to a year). One case does: a pod deleted with {@code --force
- *       --grace-period=0} loses its object at once; the DaemonSet's next pod installs again within seconds.</li>
- *   <li>An API server that cannot be reached (no connection, no route, no answer within the budget) is not an
- *       uninstall: a node going down often loses its network first; a kept entry names a binary that stays on disk,
- *       and {@code cni-chain uninstall} clears it. Other errors (5xx, 429) say nothing of an uninstall: kept too.</li>
- * </ol>
+ * {@code cleanupOnShutdown: auto} in a cluster it looks at the present, within a budget: the agent's pod, the DaemonSet
+ * its controller reference names (by name and uid), and its node. Gone, replaced, being deleted or no longer placing a
+ * pod here is an uninstall; still placing one is not. Refused credentials (401, 403) are an uninstall too: both orders
+ * of an uninstall take the ServiceAccount or the RBAC away while the pods stop ({@code helm uninstall} the DaemonSet
+ * first, {@code kubectl delete -k} the Namespace first), and nothing else refuses a pod's bound token at a stop
+ * (docs/install.md has the cases). No answer in time, or another error, is not: a node going down often loses its
+ * network first, and a kept entry names a binary that stays on disk.
+ *
+ * <p>Nothing seen earlier counts: a decision made from the present cannot latch an event about another object, or a
+ * DaemonSet deleted with {@code --cascade=orphan} and applied again, which adopts the running pods.
  */
 public final class ShutdownDecider
 {
-    /** At most this long for all three calls, whatever the shutdown timeout: cleanup needs the rest. */
+    /** At most this long for the calls, whatever the shutdown timeout: cleanup needs the rest. */
     static final Duration MAX_BUDGET = Duration.ofSeconds(5);
 
     private final CleanupMode mode;
     private final Optional<PodIdentity> pod;
     private final ApiServerSettings api;
     private final Duration budget;
+    private final Clock clock;
 
     /**
      * @param mode   {@code cleanupOnShutdown}
@@ -63,34 +49,25 @@ public final class ShutdownDecider
      * @param api    the API server and the service account
      * @param budget how long the calls may take in all
      */
-    public ShutdownDecider(CleanupMode mode, Optional<PodIdentity> pod, ApiServerSettings api, Duration budget)
+    public ShutdownDecider(CleanupMode mode, Optional<PodIdentity> pod, ApiServerSettings api, Duration budget, Clock clock)
     {
         this.mode = requireNonNull(mode, "mode is null");
         this.pod = requireNonNull(pod, "pod is null");
         this.api = requireNonNull(api, "api is null");
         this.budget = requireNonNull(budget, "budget is null");
+        this.clock = requireNonNull(clock, "clock is null");
     }
 
     /** The agent's: half its shutdown timeout, at most {@link #MAX_BUDGET}, for the calls. */
-    public static ShutdownDecider fromConfig(AgentConfig config)
+    public static ShutdownDecider fromConfig(AgentConfig config, Clock clock)
     {
-        // Not Duration.dividedBy, which goes through BigDecimal (CniJson.toTree says why that matters).
         Duration half = Duration.ofMillis(config.run().shutdownTimeout().toMillis() / 2);
         return new ShutdownDecider(config.run().cleanupOnShutdown(), config.run().pod(), config.apiServer(),
-                half.compareTo(MAX_BUDGET) < 0 ? half : MAX_BUDGET);
+                half.compareTo(MAX_BUDGET) < 0 ? half : MAX_BUDGET, clock);
     }
 
     /** @return what to do, within the budget */
     public ShutdownDecision decide()
-    {
-        return decide(Optional.empty());
-    }
-
-    /**
-     * @param seen the uninstall the agent saw while running ({@link DaemonSetWatch#uninstallSeen()}), if any
-     * @return what to do, within the budget
-     */
-    public ShutdownDecision decide(Optional<ShutdownDecision> seen)
     {
         switch (mode) {
             case ALWAYS:
@@ -104,36 +81,15 @@ public final class ShutdownDecider
             return ShutdownDecision.cleanUp(Reason.OUTSIDE_CLUSTER, "not in a cluster (cleanupOnShutdown auto asks the API server only when "
                     + "KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT, POD_NAME, POD_NAMESPACE and NODE_NAME are set; not set: " + missing() + ")");
         }
-        if (seen.isPresent()) {
-            return seen.get();
-        }
         if (!api.protocol().equals("https")) {
             return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "cannot ask the API server: KUBERNETES_SERVICE_PROTOCOL is " + api.protocol()
                     + " and the agent sends its token over https only");
         }
-        KubeApiClient client = client(api, budget);
-        FutureTask<ShutdownDecision> asking = new FutureTask<>(() -> ask(client, pod.get()));
-        Thread thread = new Thread(asking, "shutdown-decision");
-        // Abandoned, not waited for, when the API server does not answer in time: the process is exiting.
-        thread.setDaemon(true);
-        thread.start();
         try {
-            return asking.get(budget.toMillis(), TimeUnit.MILLISECONDS);
+            return ask(new Calls(client(api, budget, clock), clock.nanoTime() + budget.toNanos(), budget, clock), pod.get());
         }
-        catch (TimeoutException e) {
-            asking.cancel(true);
-            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "the API server did not answer within " + budget.toMillis() + " ms");
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "interrupted while asking the API server");
-        }
-        catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof ApiCallException failure) {
-                return fromFailure(failure);
-            }
-            return ShutdownDecision.keep(Reason.API_UNAVAILABLE, "unexpected " + cause);
+        catch (ApiCallException failure) {
+            return fromFailure(failure);
         }
     }
 
@@ -143,15 +99,37 @@ public final class ShutdownDecider
         return switch (failure.kind()) {
             case "HTTP 401", "HTTP 403" -> ShutdownDecision.cleanUp(Reason.CREDENTIALS_REVOKED, failure.getMessage()
                     + ": the agent's credentials are refused, as when an uninstall deletes its ServiceAccount and RBAC");
-            case "connect timeout", "timeout", "connection" -> ShutdownDecision.keep(Reason.API_UNAVAILABLE, failure.getMessage());
+            case "timeout", "connection" -> ShutdownDecision.keep(Reason.API_UNAVAILABLE, failure.getMessage());
             default -> ShutdownDecision.keep(Reason.API_ERROR, failure.getMessage());
         };
     }
 
-    /** A client for the agent's calls: its own budget for each. */
-    public static KubeApiClient client(ApiServerSettings api, Duration timeout)
+    /** A client for the agent's calls, each ending by {@code deadline}. */
+    public static KubeApiClient client(ApiServerSettings api, Duration deadline, Clock clock)
     {
-        return new KubeApiClient(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), timeout, timeout);
+        return new KubeApiClient(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), deadline, clock);
+    }
+
+    /** The decision's calls, sharing one budget: each gets what is left of it. */
+    record Calls(KubeApiClient client, long end, Duration budget, Clock clock)
+    {
+        Optional<JsonNode> find(String path, Hint hint)
+                throws ApiCallException
+        {
+            long left = end - clock.nanoTime();
+            try {
+                if (left <= 0) {
+                    throw new ApiCallException("timeout", "GET " + path + ": not asked");
+                }
+                return client.within(Duration.ofNanos(left)).find(path, hint);
+            }
+            catch (ApiCallException e) {
+                if (e.kind().equals("timeout")) {
+                    throw new ApiCallException("timeout", "the API server did not answer within " + budget.toMillis() + " ms (GET " + path + ")");
+                }
+                throw e;
+            }
+        }
     }
 
     private String missing()
@@ -170,8 +148,8 @@ public final class ShutdownDecider
     }
 
     /** The three reads, in order; each answer decides or leads to the next. */
-    static ShutdownDecision ask(KubeApiClient client, PodIdentity self)
-            throws ApiCallException, InterruptedException
+    static ShutdownDecision ask(Calls client, PodIdentity self)
+            throws ApiCallException
     {
         String ns = self.namespace();
         String podPath = "/api/v1/namespaces/" + ns + "/pods/" + self.pod();

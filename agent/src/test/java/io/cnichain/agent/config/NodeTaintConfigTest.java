@@ -6,7 +6,6 @@ import io.cnichain.core.config.NodeTaintSettings;
 
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
-import io.cnichain.agent.taint.NodeTaintRemover;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +32,6 @@ class NodeTaintConfigTest
     {
         AgentConfig config = ConfigLoader.load(Optional.empty(), IN_A_POD, Map.of());
         assertThat(config.nodeTaint()).isEqualTo(new NodeTaintSettings(false, "cni-chain.io/not-ready", Optional.of("node-1")));
-        assertThat(NodeTaintRemover.fromConfig(config)).isEmpty();
         assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).nodeTaint().nodeName()).isEmpty();
     }
 
@@ -48,9 +46,6 @@ class NodeTaintConfigTest
         AgentConfig fromEnvironment = ConfigLoader.load(Optional.empty(), with(IN_A_POD, "NODE_TAINT_ENABLED", "true", "NODE_TAINT_KEY", "cni-not-ready"),
                 Map.of());
         assertThat(fromEnvironment.nodeTaint()).isEqualTo(new NodeTaintSettings(true, "cni-not-ready", Optional.of("node-1")));
-        try (NodeTaintRemover remover = NodeTaintRemover.fromConfig(fromEnvironment).orElseThrow()) {
-            assertThat(remover.state().describe()).isEqualTo("node taint cni-not-ready on node-1: kept until the agent is ready");
-        }
     }
 
     @Test

@@ -1,13 +1,13 @@
 package io.cnichain.agent.loop;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.cnichain.core.config.ApiServerSettings;
-import io.cnichain.core.config.NodeTaintSettings;
 import io.cnichain.core.json.CniJson;
-import io.cnichain.agent.taint.FakeApiServer;
-import io.cnichain.agent.taint.NodeTaintRemover;
-import io.cnichain.agent.taint.RetryPolicy;
-import io.cnichain.agent.taint.TestCertificates;
+import io.cnichain.agent.kube.FakeApiServer;
+import io.cnichain.agent.kube.KubeApiClient;
+import io.cnichain.agent.kube.KubeWork;
+import io.cnichain.agent.kube.StartupTaint;
+import io.cnichain.agent.kube.TestCertificates;
+import io.cnichain.agent.time.Clock;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -17,14 +17,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The start-up taint follows the loop's readiness, wired as the agent wires it ({@link Agent#attach}): no request
  * while the runtime's file lacks our entry, the taint removed once it carries it, shown in {@code /readyz} and
- * {@code /metrics}. The API server is the test's HTTPS stand-in; the calls are made by the remover's child process, which
+ * {@code /metrics}. The API server is the test's HTTPS stand-in; the calls are made on the API worker's thread, which
  * is gone once the taint is.
  */
 @ExtendWith(TempNodeExtension.class)
@@ -39,15 +38,15 @@ class LoopTaintTest
         TestCertificates certificates = TestCertificates.shared();
         Files.copy(certificates.caPem(), node.serviceAccountDir().resolve("ca.crt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         Files.writeString(node.serviceAccountDir().resolve("token"), "token-1\n");
-        ObjectNode apiNode = (ObjectNode) CniJson.parse(("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-1\","
+        ObjectNode apiNode = (ObjectNode) CniJson.parse(("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"node-1\",\"labels\":{\"kubernetes.io/hostname\":\"node-1\"},"
                 + "\"resourceVersion\":\"100\"},\"spec\":{\"taints\":[" + TAINT + "]}}").getBytes(StandardCharsets.UTF_8));
         try (FakeApiServer server = FakeApiServer.start(certificates.server(), apiNode, "token-1")) {
-            ApiServerSettings api = new ApiServerSettings(node.serviceAccountDir(), Optional.empty(), false, "https", Optional.of("127.0.0.1"),
-                    Optional.of(server.port()));
-            NodeTaintRemover remover = new NodeTaintRemover(new NodeTaintSettings(true, "cni-chain.io/not-ready", Optional.of("node-1")), api,
-                    new RetryPolicy(Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofSeconds(5), 3));
+            KubeApiClient client = new KubeApiClient("127.0.0.1", server.port(), node.serviceAccountDir().resolve("token"),
+                    node.serviceAccountDir().resolve("ca.crt"), Duration.ofSeconds(5), Clock.SYSTEM);
+            StartupTaint remover = new StartupTaint(client, "node-1", "cni-chain.io/not-ready");
+            KubeWork kube = new KubeWork(Clock.SYSTEM);
             try (RunningLoop loop = RunningLoop.start(node)) {
-                Agent.attach(remover, loop.status, loop.metrics);
+                Agent.attach(remover, kube, loop.status, loop.metrics);
                 // No primary: not ready, and the passes that say so send nothing.
                 node.write("00-barrier.tmp", "x");
                 loop.barrier();
@@ -58,16 +57,17 @@ class LoopTaintTest
                 Path file = node.write("10-calico.conflist", TestNode.CALICO);
                 loop.awaitPatched(file);
                 loop.awaitReady();
-                loop.await(() -> remover.state().finished(), () -> "the taint was not removed: " + remover.state().describe());
-                assertThat(server.requests()).extracting(FakeApiServer.Request::method).containsExactly("GET", "PATCH");
+                loop.await(() -> remover.removedGauge() == 1, () -> "the taint was not removed: " + remover.describe());
+                assertThat(server.requests()).extracting(FakeApiServer.Request::method).as("the fence's dry run, the read, the patch")
+                        .containsExactly("PATCH", "GET", "PATCH");
                 assertThat(server.node().at("/spec/taints").size()).isZero();
                 assertThat(loop.metrics()).contains("cnichain_node_taint_removed 1");
                 assertThat(loop.status.details()).singleElement().asString().contains("cni-chain.io/not-ready");
-                loop.await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("node-taint-remover")),
-                        () -> "the remover's thread still runs once the taint is gone");
+                loop.await(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("kube-api")),
+                        () -> "the API worker's thread still runs once the taint is gone");
             }
             finally {
-                remover.close();
+                kube.close();
             }
         }
     }

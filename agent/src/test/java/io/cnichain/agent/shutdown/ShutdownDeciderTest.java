@@ -5,8 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.agent.shutdown.ShutdownDecision.Reason;
-import io.cnichain.agent.taint.FakeApiServer;
-import io.cnichain.agent.taint.TestCertificates;
+import io.cnichain.agent.time.Clock;
+import io.cnichain.agent.kube.FakeApiServer;
+import io.cnichain.agent.kube.TestCertificates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,19 @@ class ShutdownDeciderTest
         assertThat(decision.cleanUp()).isTrue();
     }
 
+    /**
+     * Once recorded as an uninstall by the watch the agent had, then removed at the new DaemonSet's first rolling
+     * update: the decision looks at the present, in which the pod belongs to the DaemonSet that runs.
+     */
+    @Test
+    void keepsWhenTheDaemonSetWasOrphanedAndAppliedAgain()
+    {
+        cluster.orphanAndReapply("0b7c0000-0000-4000-8000-00000000a0a0");
+        ShutdownDecision decision = decide();
+        assertThat(decision.reason()).isEqualTo(Reason.STILL_PLACED);
+        assertThat(decision.cleanUp()).isFalse();
+    }
+
     @Test
     void cleansUpWhenTheDaemonSetNoLongerSelectsThisNode()
     {
@@ -195,7 +209,7 @@ class ShutdownDeciderTest
         never.countDown();
         assertThat(decision.cleanUp()).isFalse();
         assertThat(decision.reason()).isEqualTo(Reason.API_UNAVAILABLE);
-        assertThat(decision.detail()).isEqualTo("the API server did not answer within 2000 ms");
+        assertThat(decision.detail()).isEqualTo("the API server did not answer within 2000 ms (GET " + StandInCluster.POD_PATH + ")");
         assertThat(elapsedMillis).as("bounded by the budget").isBetween(BUDGET.toMillis() - 100, BUDGET.toMillis() + 1500);
     }
 
@@ -220,7 +234,7 @@ class ShutdownDeciderTest
         }
         ApiServerSettings api = cluster.apiServer();
         ApiServerSettings closed = new ApiServerSettings(api.serviceAccountDir(), api.caFile(), false, "https", api.host(), Optional.of(Integer.toString(port)));
-        ShutdownDecision decision = new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), closed, BUDGET).decide();
+        ShutdownDecision decision = new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), closed, BUDGET, Clock.SYSTEM).decide();
         assertThat(decision.reason()).isEqualTo(Reason.API_UNAVAILABLE);
         assertThat(decision.detail()).contains("cannot connect");
     }
@@ -229,15 +243,15 @@ class ShutdownDeciderTest
     void alwaysNeverAndOutsideAClusterAskNothing()
     {
         ApiServerSettings api = cluster.apiServer();
-        assertThat(new ShutdownDecider(CleanupMode.ALWAYS, Optional.of(StandInCluster.pod()), api, BUDGET).decide())
+        assertThat(new ShutdownDecider(CleanupMode.ALWAYS, Optional.of(StandInCluster.pod()), api, BUDGET, Clock.SYSTEM).decide())
                 .isEqualTo(new ShutdownDecision(true, Reason.CONFIGURED_ALWAYS, "cleanupOnShutdown is always"));
-        assertThat(new ShutdownDecider(CleanupMode.NEVER, Optional.of(StandInCluster.pod()), api, BUDGET).decide().cleanUp()).isFalse();
-        ShutdownDecision outside = new ShutdownDecider(CleanupMode.AUTO, Optional.empty(), api, BUDGET).decide();
+        assertThat(new ShutdownDecider(CleanupMode.NEVER, Optional.of(StandInCluster.pod()), api, BUDGET, Clock.SYSTEM).decide().cleanUp()).isFalse();
+        ShutdownDecision outside = new ShutdownDecider(CleanupMode.AUTO, Optional.empty(), api, BUDGET, Clock.SYSTEM).decide();
         assertThat(outside.cleanUp()).isTrue();
         assertThat(outside.reason()).isEqualTo(Reason.OUTSIDE_CLUSTER);
         assertThat(outside.detail()).endsWith("; not set: POD_NAME, POD_NAMESPACE or NODE_NAME)");
         ApiServerSettings noHost = new ApiServerSettings(api.serviceAccountDir(), api.caFile(), false, "https", Optional.empty(), Optional.empty());
-        assertThat(new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), noHost, BUDGET).decide().detail())
+        assertThat(new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), noHost, BUDGET, Clock.SYSTEM).decide().detail())
                 .endsWith("; not set: KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT)");
         assertThat(cluster.server().requests()).isEmpty();
     }
@@ -247,7 +261,7 @@ class ShutdownDeciderTest
     {
         ApiServerSettings api = cluster.apiServer();
         ApiServerSettings http = new ApiServerSettings(api.serviceAccountDir(), api.caFile(), false, "http", api.host(), api.port());
-        ShutdownDecision decision = new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), http, BUDGET).decide();
+        ShutdownDecision decision = new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), http, BUDGET, Clock.SYSTEM).decide();
         assertThat(decision.cleanUp()).isFalse();
         assertThat(decision.detail()).contains("KUBERNETES_SERVICE_PROTOCOL is http");
         assertThat(cluster.server().requests()).isEmpty();
@@ -255,6 +269,6 @@ class ShutdownDeciderTest
 
     private ShutdownDecision decide()
     {
-        return new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), cluster.apiServer(), BUDGET).decide();
+        return new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), cluster.apiServer(), BUDGET, Clock.SYSTEM).decide();
     }
 }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.PodIdentity;
 import io.cnichain.core.json.CniJson;
-import io.cnichain.agent.taint.FakeApiServer;
-import io.cnichain.agent.taint.TestCertificates;
+import io.cnichain.agent.kube.FakeApiServer;
+import io.cnichain.agent.kube.TestCertificates;
 import io.cnichain.testkit.KubeletVolume;
 
 import java.io.IOException;
@@ -119,6 +119,19 @@ public final class StandInCluster
         ObjectNode daemonSet = daemonSet();
         change.accept(daemonSet);
         server.put(DAEMON_SET_PATH, daemonSet);
+    }
+
+    /**
+     * {@code kubectl delete daemonset --cascade=orphan} and the same DaemonSet applied again (how its immutable selector is
+     * changed, and what a GitOps replace does): a new uid, and the DaemonSet controller adopts the running pod, whose
+     * controller reference then names the new uid.
+     */
+    public void orphanAndReapply(String newUid)
+    {
+        changeDaemonSet(daemonSet -> ((ObjectNode) daemonSet.path("metadata")).put("uid", newUid));
+        ObjectNode pod = (ObjectNode) server.get(POD_PATH).orElseThrow();
+        ((ObjectNode) pod.path("metadata").path("ownerReferences").get(0)).put("uid", newUid);
+        server.put(POD_PATH, pod);
     }
 
     /** The agent's ServiceAccount as the API server names it in a 403. */

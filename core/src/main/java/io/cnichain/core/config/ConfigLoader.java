@@ -248,7 +248,7 @@ public final class ConfigLoader
                 values.value(Settings.PLUGIN),
                 values.value(Settings.PLACEMENT),
                 new KubeconfigSettings(values.value(Settings.KUBECONFIG_ENABLED), values.value(Settings.KUBECONFIG_FILE_NAME),
-                        values.value(Settings.KUBECONFIG_MODE)),
+                        values.value(Settings.KUBECONFIG_MODE), values.optional(Settings.KUBECONFIG_SERVICE_ACCOUNT)),
                 new ApiServerSettings(values.value(Settings.SERVICE_ACCOUNT_DIR), values.optional(Settings.KUBECONFIG_CA_FILE),
                         values.value(Settings.KUBECONFIG_SKIP_TLS_VERIFY), values.value(Settings.API_SERVER_PROTOCOL),
                         values.optional(Settings.API_SERVER_HOST), values.optional(Settings.API_SERVER_PORT)),

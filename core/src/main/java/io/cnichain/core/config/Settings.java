@@ -61,6 +61,12 @@ public final class Settings
     public static final Setting<Set<PosixFilePermission>> KUBECONFIG_MODE = Setting.of("kubeconfig.mode", new KubeconfigTypes.Mode(),
             PosixFilePermissions.fromString("rw-------"), "its mode; write access for others is refused, read access for group or others "
                     + "is logged as a warning").env("KUBECONFIG_MODE");
+    public static final Setting<String> KUBECONFIG_SERVICE_ACCOUNT = Setting.withoutDefault("kubeconfig.serviceAccount",
+            new NodeTaintTypes.ObjectName("a service account name"), "none: the agent's own token",
+            "a service account in the agent's namespace whose token the kubeconfig holds instead of the agent's: the agent requests it "
+                    + "(TokenRequest, bound to its node, one hour, renewed before it ends), so the token on the node's disk carries only the "
+                    + "plugin's rights; needs `POD_NAMESPACE`, `NODE_NAME` and RBAC `create` on that account's `serviceaccounts/token`")
+            .env("CNI_CHAIN_PLUGIN_SERVICE_ACCOUNT");
     public static final Setting<Path> KUBECONFIG_CA_FILE = Setting.withoutDefault("kubeconfig.caFile", new SettingType.AbsolutePath(),
             "`<serviceAccountDir>/ca.crt`", "CA to embed").env("KUBE_CA_FILE");
     public static final Setting<Boolean> KUBECONFIG_SKIP_TLS_VERIFY = Setting.of("kubeconfig.skipTlsVerify", new SettingType.Bool(), false,
@@ -114,7 +120,7 @@ public final class Settings
 
     /** The table, in the reference's order. */
     public static final List<Setting<?>> ALL = List.of(ADAPTER, HOST_ROOT, CONF_DIR, BIN_DIR, SOURCE_BIN_DIR, PLUGINS_DIR, SERVICE_ACCOUNT_DIR,
-            ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, PLACEMENT, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_CA_FILE,
+            ALLOWED_ROOTS, MAX_CONFIG_BYTES, PLUGIN, PLACEMENT, KUBECONFIG_ENABLED, KUBECONFIG_FILE_NAME, KUBECONFIG_MODE, KUBECONFIG_SERVICE_ACCOUNT, KUBECONFIG_CA_FILE,
             KUBECONFIG_SKIP_TLS_VERIFY, API_SERVER_PROTOCOL, API_SERVER_HOST, API_SERVER_PORT, ADAPTER_SETTINGS, ADAPTER_OVERRIDES, LOG_LEVEL,
             LOG_FORMAT, HEALTH_PORT, HEALTH_ADDRESS, METRICS_ADDRESS, CLEANUP_ON_SHUTDOWN, SHUTDOWN_TIMEOUT, PERIODIC_CHECK, NODE_TAINT_ENABLED, NODE_TAINT_KEY, NODE_NAME, POD_NAME,
             POD_NAMESPACE);

@@ -163,7 +163,8 @@ public final class KubeconfigWriter
      */
     public KubeconfigRenderer.Rendered render()
     {
-        Path tokenFile = api.tokenFile();
+        // The token requested for the plugin's account appears once the agent has it; until then there is no kubeconfig.
+        Path tokenFile = settings.tokenFile(api);
         String token = readText(tokenFile, "the service-account token").trim();
         if (token.isEmpty()) {
             throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token is empty");

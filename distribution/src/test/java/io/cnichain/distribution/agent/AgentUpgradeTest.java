@@ -112,7 +112,7 @@ class AgentUpgradeTest
                 // Half the shutdown timeout for the calls; exit well inside the timeout.
                 assertThat(millis).as("exit after SIGTERM").isBetween(1900L, 3500L);
                 assertThat(agent.log()).contains("SIGTERM: leaving our CNI entries, kubeconfig and binaries in place: the API server did not "
-                        + "answer within 2000 ms (cleanupOnShutdown auto)");
+                        + "answer within 2000 ms (GET /api/v1/namespaces/cni-chain/pods/cni-chain-x7k2p) (cleanupOnShutdown auto)");
             }
             finally {
                 never.countDown();

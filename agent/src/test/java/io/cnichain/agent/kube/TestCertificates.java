@@ -1,4 +1,4 @@
-package io.cnichain.agent.taint;
+package io.cnichain.agent.kube;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;

@@ -1,4 +1,4 @@
-package io.cnichain.agent.taint;
+package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;

@@ -1,4 +1,4 @@
-package io.cnichain.agent.taint;
+package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -58,8 +58,8 @@ public final class FakeApiServer
     private String acceptedToken;
     private Consumer<ObjectNode> beforeNextPatch;
     private Optional<CountDownLatch> holdAll = Optional.empty();
-    /** Every change of a served object, in order: what a watch replays from its resourceVersion and then streams. */
-    private final List<Change> changes = new ArrayList<>();
+    private final List<String> issued = new ArrayList<>();
+    private boolean fenced = true;
     private long version = 100;
     private Optional<String> forbiddenUser = Optional.empty();
 
@@ -136,7 +136,6 @@ public final class FakeApiServer
         if (copy.path("metadata") instanceof ObjectNode metadata) {
             metadata.put("resourceVersion", Long.toString(++version));
         }
-        changes.add(new Change(path, objects.containsKey(path) ? "MODIFIED" : "ADDED", copy.deepCopy(), version));
         objects.put(path, copy);
         notifyAll();
     }
@@ -166,14 +165,32 @@ public final class FakeApiServer
         node = null;
     }
 
-    /** {@code GET path} answers 404 from now on, as for an object deleted; a watch of it gets {@code DELETED}. */
+    /** The object {@code GET path} serves now, if any. */
+    public synchronized Optional<JsonNode> get(String path)
+    {
+        return Optional.ofNullable(objects.get(path)).map(JsonNode::deepCopy);
+    }
+
+    /** {@code GET path} answers 404 from now on, as for an object deleted. */
     public synchronized void remove(String path)
     {
-        ObjectNode gone = objects.remove(path);
-        if (gone != null) {
-            changes.add(new Change(path, "DELETED", gone, ++version));
-            notifyAll();
-        }
+        objects.remove(path);
+    }
+
+    /**
+     * Whether a ValidatingAdmissionPolicy fences the agent's changes to Nodes, as components/node-taint's does: with
+     * it (the default), a change of a label is denied with the API server's wording for a policy's denial; without it,
+     * admitted. Seen by a dry run ({@code dryRun=All}), which stores nothing, as by a real change.
+     */
+    public synchronized void fence(boolean present)
+    {
+        fenced = present;
+    }
+
+    /** The tokens issued by TokenRequest so far, in order. */
+    public synchronized List<String> issuedTokens()
+    {
+        return List.copyOf(issued);
     }
 
     /** Another controller changes the node just before the next PATCH is applied (after the remover's GET). */
@@ -218,6 +235,7 @@ public final class FakeApiServer
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             Request request = new Request(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(),
+                    Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse(""),
                     exchange.getRequestHeaders().getFirst("Content-Type"), exchange.getRequestHeaders().getFirst("Authorization"),
                     exchange.getRequestHeaders().getFirst("Accept"), new String(body, StandardCharsets.UTF_8), System.nanoTime());
             Optional<Scripted> scripted;
@@ -252,11 +270,6 @@ public final class FakeApiServer
                 return;
             }
             Answer answer = answer(request);
-            String query = Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse("");
-            if (answer.status() == 404 && request.method().equals("GET") && query.contains("watch=true")) {
-                watch(exchange, request.path(), query);
-                return;
-            }
             respond(exchange, answer.status(), answer.body());
         }
     }
@@ -268,6 +281,9 @@ public final class FakeApiServer
         }
         if (forbiddenUser.isPresent()) {
             return forbidden(request, forbiddenUser.get());
+        }
+        if (request.method().equals("POST") && request.path().matches("/api/v1/namespaces/[^/]+/serviceaccounts/[^/]+/token")) {
+            return tokenRequest(request);
         }
         if (node == null || !request.path().equals(NODES + nodeName)) {
             ObjectNode object = objects.get(request.path());
@@ -292,7 +308,7 @@ public final class FakeApiServer
             return failure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "
                     + "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json");
         }
-        if (beforeNextPatch != null) {
+        if (beforeNextPatch != null && !request.query().contains("dryRun=All")) {
             beforeNextPatch.accept(node);
             bumpResourceVersion(node);
             beforeNextPatch = null;
@@ -311,6 +327,14 @@ public final class FakeApiServer
         catch (PatchFailed | CniJson.InvalidJsonException e) {
             return failure(422, "Invalid", "the server rejected our request due to an error in our request: " + e.getMessage());
         }
+        boolean labelsChanged = !patched.path("metadata").path("labels").equals(node.path("metadata").path("labels"));
+        if (labelsChanged && fenced) {
+            return failure(403, "Forbidden", "nodes \"" + nodeName + "\" is forbidden: ValidatingAdmissionPolicy 'cni-chain-node-taint' with binding "
+                    + "'cni-chain-node-taint' denied request: cni-chain may not change a node's labels, annotations, finalizers or owners");
+        }
+        if (request.query().contains("dryRun=All")) {
+            return new Answer(200, patched);
+        }
         if (!patched.path("metadata").path("resourceVersion").asText().equals(current)) {
             return failure(409, "Conflict", "Operation cannot be fulfilled on nodes \"" + nodeName
                     + "\": the object has been modified; please apply your changes to the latest version and try again");
@@ -320,6 +344,22 @@ public final class FakeApiServer
             node = patched;
         }
         return new Answer(200, node.deepCopy());
+    }
+
+    /**
+     * A TokenRequest for an account: a new token each time, expiring as asked ({@code spec.expirationSeconds}), bound as
+     * asked; 201 with the request and its status, as the API server answers.
+     */
+    private Answer tokenRequest(Request request)
+    {
+        JsonNode asked = request.json();
+        String token = "plugin-token-" + (issued.size() + 1);
+        issued.add(token);
+        ObjectNode answer = ((ObjectNode) asked).deepCopy();
+        long seconds = asked.path("spec").path("expirationSeconds").asLong(3600);
+        answer.putObject("status").put("token", token).put("expirationTimestamp",
+                java.time.Instant.now().plusSeconds(seconds).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+        return new Answer(201, answer);
     }
 
     /** 403 as the API server words it for this request (see {@link #forbidAll}). */
@@ -337,67 +377,13 @@ public final class FakeApiServer
             case "GET" -> named ? "get" : "list";
             case "PATCH" -> "patch";
             case "PUT" -> "update";
+            case "POST" -> "create";
             case "DELETE" -> "delete";
             default -> request.method().toLowerCase(java.util.Locale.ROOT);
         };
         String subject = (group.isEmpty() ? resource : resource + "." + group) + (named ? " \"" + segments[resourceIndex + 1] + "\"" : "");
         return failure(403, "Forbidden", subject + " is forbidden: User \"" + user + "\" cannot " + verb + " resource \"" + resource
                 + "\" in API group \"" + group + "\"" + (namespace.isEmpty() ? " at the cluster scope" : " in the namespace \"" + namespace + "\""));
-    }
-
-    /**
-     * {@code GET <collection>?watch=true&fieldSelector=metadata.name=NAME&resourceVersion=V}: the changes of that one
-     * object after V, then each new one as it happens, one JSON event per line in a chunked answer, until its
-     * {@code timeoutSeconds} or the server closes. As the API server: no initial event when V is given, {@code DELETED}
-     * carries the object's last state.
-     */
-    private void watch(HttpExchange exchange, String collection, String query)
-            throws IOException
-    {
-        Map<String, String> parameters = new java.util.HashMap<>();
-        for (String pair : query.split("&")) {
-            int equals = pair.indexOf('=');
-            if (equals > 0) {
-                parameters.put(pair.substring(0, equals), java.net.URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
-            }
-        }
-        String name = parameters.getOrDefault("fieldSelector", "").replaceFirst("^metadata\\.name=", "");
-        String path = collection + "/" + name;
-        long from = Long.parseLong(parameters.getOrDefault("resourceVersion", "0").isEmpty() ? "0" : parameters.getOrDefault("resourceVersion", "0"));
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.parseLong(parameters.getOrDefault("timeoutSeconds", "1800")));
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(200, 0);
-        OutputStream out = exchange.getResponseBody();
-        // As the API server: the head goes at once, before any event.
-        out.flush();
-        int next = 0;
-        try (out) {
-            while (true) {
-                List<Change> due = new ArrayList<>();
-                synchronized (this) {
-                    while (next == changes.size()) {
-                        long left = until - System.nanoTime();
-                        if (left <= 0 || executor.isShutdown()) {
-                            return;
-                        }
-                        TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
-                    }
-                    due.addAll(changes.subList(next, changes.size()));
-                    next = changes.size();
-                }
-                for (Change change : due) {
-                    if (change.path().equals(path) && change.version() > from) {
-                        ObjectNode event = JsonNodeFactory.instance.objectNode().put("type", change.type());
-                        event.set("object", change.object());
-                        out.write((CniJson.compact(event) + "\n").getBytes(StandardCharsets.UTF_8));
-                        out.flush();
-                    }
-                }
-            }
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private static void apply(ObjectNode document, JsonNode operation)
@@ -432,6 +418,17 @@ public final class FakeApiServer
                 }
                 else {
                     throw new PatchFailed(op + " operation does not apply: doc is missing path: " + path);
+                }
+            }
+            case "add" -> {
+                if (parent instanceof ObjectNode object) {
+                    object.set(last, operation.path("value"));
+                }
+                else if (parent instanceof ArrayNode array && last.equals("-")) {
+                    array.add(operation.path("value"));
+                }
+                else {
+                    throw new PatchFailed("add operation does not apply: doc is missing path: " + path);
                 }
             }
             default -> throw new PatchFailed("unexpected op: " + op);
@@ -499,7 +496,8 @@ public final class FakeApiServer
      *
      * @param receivedNanos {@link System#nanoTime()} on arrival: the stub's clock
      */
-    public record Request(String method, String path, String contentType, String authorization, String accept, String body, long receivedNanos)
+    public record Request(String method, String path, String query, String contentType, String authorization, String accept, String body,
+            long receivedNanos)
     {
         JsonNode json()
         {
@@ -510,8 +508,6 @@ public final class FakeApiServer
     private record Scripted(String method, String path, int status, Map<String, String> headers, Optional<CountDownLatch> hold) {}
 
     private record Answer(int status, JsonNode body) {}
-
-    private record Change(String path, String type, JsonNode object, long version) {}
 
     private static final class PatchFailed
             extends Exception

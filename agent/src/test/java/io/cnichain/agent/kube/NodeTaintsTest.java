@@ -1,4 +1,4 @@
-package io.cnichain.agent.taint;
+package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
@@ -36,22 +36,6 @@ class NodeTaintsTest
         assertThat(NodeTaints.withKey(json("{\"spec\":{}}"), "k").isEmpty()).isTrue();
         assertThat(NodeTaints.withKey(json("{\"metadata\":{\"name\":\"n\"}}"), "k").isEmpty()).isTrue();
         assertThat(NodeTaints.withKey(json("{\"spec\":{\"taints\":[{\"key\":\"K\"}]}}"), "k").isEmpty()).as("keys are case-sensitive").isTrue();
-    }
-
-    @Test
-    void backOffDoublesUpToItsMaximumAndRetryAfterWinsWithinBounds()
-    {
-        RetryPolicy policy = new RetryPolicy(Duration.ofMillis(100), Duration.ofMillis(400), Duration.ofSeconds(30), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), 3);
-        assertThat(policy.backoff(1, Optional.empty())).isEqualTo(Duration.ofMillis(100));
-        assertThat(policy.backoff(2, Optional.empty())).isEqualTo(Duration.ofMillis(200));
-        assertThat(policy.backoff(3, Optional.empty())).isEqualTo(Duration.ofMillis(400));
-        assertThat(policy.backoff(1000, Optional.empty())).isEqualTo(Duration.ofMillis(400));
-        assertThat(policy.backoff(1, Optional.of(Duration.ofSeconds(2)))).as("beyond the back-off's maximum").isEqualTo(Duration.ofSeconds(2));
-        assertThat(policy.backoff(1, Optional.of(Duration.ofHours(1)))).isEqualTo(Duration.ofSeconds(30));
-        assertThat(policy.backoff(5, Optional.of(Duration.ZERO))).as("never a busy loop").isEqualTo(Duration.ofMillis(100));
-        assertThat(RetryPolicy.defaults().backoff(1, Optional.empty())).isEqualTo(Duration.ofSeconds(1));
-        assertThat(RetryPolicy.defaults().backoff(10, Optional.empty())).isEqualTo(Duration.ofSeconds(60));
     }
 
     @Test

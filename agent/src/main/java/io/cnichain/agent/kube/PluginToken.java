@@ -1,0 +1,161 @@
+package io.cnichain.agent.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cnichain.agent.time.Backoff;
+import io.cnichain.agent.time.Clock;
+import io.cnichain.core.config.PodIdentity;
+import io.cnichain.core.json.CniJson;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The plugin's own token, for the kubeconfig on the node's disk: requested for the plugin's service account
+ * (TokenRequest), {@value #LIFETIME_SECONDS} seconds long, and requested again when four fifths of it have passed. The
+ * agent's own token, with the agent's rights, never leaves its pod. It is bound to the agent's node (it dies with the
+ * Node object): the API server binds a token to a pod only when the pod runs as that very account, and the node
+ * outlives a rolling update of the agent, so the kubeconfig stays valid while the new agent starts. Each new token is
+ * written to a file of the agent's own, which the reconcile loop watches as it watches a volume, and turns into the
+ * kubeconfig. A failed request waits on the API server's back-off.
+ */
+public final class PluginToken
+        implements KubeWork.Task
+{
+    private static final Logger log = LoggerFactory.getLogger(PluginToken.class);
+    /**
+     * Short-lived, and not 3607: the API server stretches a pod-bound token of exactly that lifetime to a year (its
+     * kubelet projection's transition rule).
+     */
+    static final long LIFETIME_SECONDS = 3600;
+
+    private final KubeApiClient client;
+    private final PodIdentity pod;
+    private final String account;
+    private final Path file;
+    private final Clock clock;
+    private final Backoff backoff;
+    private String lastError = "";
+    private volatile String state = "not requested yet";
+
+    /**
+     * @param account the plugin's service account, in the agent's namespace
+     * @param file    where the token goes
+     */
+    public PluginToken(KubeApiClient client, PodIdentity pod, String account, Path file, Clock clock)
+    {
+        this.client = requireNonNull(client, "client is null");
+        this.pod = requireNonNull(pod, "pod is null");
+        this.account = requireNonNull(account, "account is null");
+        this.file = requireNonNull(file, "file is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
+    }
+
+    /** Where it stands, for {@code /readyz}'s detail. */
+    public String describe()
+    {
+        return "the plugin's token (service account " + pod.namespace() + "/" + account + "): " + state;
+    }
+
+    @Override
+    public KubeWork.Next run(long now)
+    {
+        String path = "/api/v1/namespaces/" + pod.namespace() + "/serviceaccounts/" + account + "/token";
+        try {
+            JsonNode answer = client.create(path, request(), new KubeApiClient.Hint(" (the agent's Role must allow create on serviceaccounts/token named "
+                    + account + ")", " (the service account " + account + " must exist in namespace " + pod.namespace() + ")"));
+            String token = answer.path("status").path("token").asText("");
+            if (token.isEmpty()) {
+                throw new ApiCallException("response", "POST " + path + ": the answer holds no status.token");
+            }
+            write(token);
+            Duration renewIn = renewIn(answer.path("status").path("expirationTimestamp").asText(""));
+            backoff.succeeded(now);
+            if (!lastError.isEmpty() || state.startsWith("not")) {
+                log.info("Got the plugin's token for service account {}/{}, bound to node {}; the kubeconfig holds it from now on, renewed in {} s",
+                        pod.namespace(), account, pod.node(), renewIn.toSeconds());
+            }
+            lastError = "";
+            state = "renewed in " + renewIn.toSeconds() + " s";
+            return new KubeWork.Next.At(clock.nanoTime() + renewIn.toNanos());
+        }
+        catch (ApiCallException e) {
+            return failed(now, e.kind(), e.getMessage());
+        }
+        catch (IOException e) {
+            return failed(now, "file", file + ": cannot write the plugin's token: " + e.getMessage());
+        }
+    }
+
+    private KubeWork.Next failed(long now, String kind, String message)
+    {
+        Duration wait = backoff.failed(now).orElseThrow();
+        if (!kind.equals(lastError)) {
+            log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", message);
+            lastError = kind;
+        }
+        state = "not had yet: " + message + " (again in " + wait.toMillis() / 1000.0 + " s)";
+        return new KubeWork.Next.At(now + wait.toNanos());
+    }
+
+    private String request()
+    {
+        ObjectNode request = CniJson.nodes().objectNode().put("apiVersion", "authentication.k8s.io/v1").put("kind", "TokenRequest");
+        ObjectNode spec = request.putObject("spec").put("expirationSeconds", LIFETIME_SECONDS);
+        spec.putObject("boundObjectRef").put("apiVersion", "v1").put("kind", "Node").put("name", pod.node());
+        return CniJson.compact(request);
+    }
+
+    /** Four fifths of the lifetime the answer gives (by its expiry, not by what was asked), at least a minute. */
+    private static Duration renewIn(String expiration)
+    {
+        Duration lifetime = Duration.ofSeconds(LIFETIME_SECONDS);
+        try {
+            lifetime = Duration.between(Instant.now(), Instant.parse(expiration));
+        }
+        catch (DateTimeParseException e) {
+            // no expiry given: the lifetime asked for
+        }
+        Duration renew = Duration.ofMillis(lifetime.toMillis() * 4 / 5);
+        return renew.compareTo(Duration.ofMinutes(1)) < 0 ? Duration.ofMinutes(1) : renew;
+    }
+
+    /** Atomically, readable by root only: the loop sees one complete token or the previous one. */
+    private void write(String token)
+            throws IOException
+    {
+        Path directory = file.getParent();
+        Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path temp = directory.resolve("." + file.getFileName() + ".tmp");
+        Files.deleteIfExists(temp);
+        Files.write(Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                token.getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
+        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** @return the file the token goes to */
+    public Path file()
+    {
+        return file;
+    }
+
+    Optional<String> lastError()
+    {
+        return lastError.isEmpty() ? Optional.empty() : Optional.of(lastError);
+    }
+}

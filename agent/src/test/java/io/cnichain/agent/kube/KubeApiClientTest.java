@@ -1,0 +1,187 @@
+package io.cnichain.agent.kube;
+
+import io.cnichain.agent.time.Clock;
+import io.cnichain.testkit.KubeletVolume;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The client's bounds, against a TLS server that answers as the test scripts it: every call ends by its deadline, the
+ * whole answer included (a body that trickles in forever too), and reads at most its cap of bytes; a value from the
+ * server reaches a message shortened. Heads and bodies in the shapes the API server uses: a length, chunks, or the
+ * connection's end.
+ */
+class KubeApiClientTest
+{
+    private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (forbidden hint)", " (not found hint)");
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void close()
+            throws Exception
+    {
+        for (AutoCloseable closeable : open) {
+            closeable.close();
+        }
+    }
+
+    @Test
+    void readsABodyByItsLengthByItsChunksAndToTheConnectionsEnd()
+            throws Exception
+    {
+        String json = "{\"kind\":\"Node\",\"metadata\":{\"name\":\"node-1\"}}";
+        assertThat(client(serve(out -> answer(out, "200 OK", "Content-Length: " + json.length(), json))).get("/api/v1/nodes/node-1", HINT)
+                .path("metadata").path("name").asText()).isEqualTo("node-1");
+        assertThat(client(serve(out -> answer(out, "200 OK", "Transfer-Encoding: chunked",
+                Integer.toHexString(10) + "\r\n" + json.substring(0, 10) + "\r\n" + Integer.toHexString(json.length() - 10) + "\r\n" + json.substring(10)
+                        + "\r\n0\r\n\r\n"))).get("/api/v1/nodes/node-1", HINT).path("kind").asText()).isEqualTo("Node");
+        assertThat(client(serve(out -> answer(out, "200 OK", "Connection: close", json))).find("/api/v1/nodes/node-1", HINT)).isPresent();
+        assertThat(client(serve(out -> answer(out, "404 Not Found", "Content-Length: 2", "{}"))).find("/api/v1/nodes/node-2", HINT)).isEmpty();
+    }
+
+    @Test
+    void aBodyThatTricklesPastTheDeadlineEndsTheCallAtItsDeadline()
+            throws Exception
+    {
+        int port = serve(out -> {
+            out.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            // A byte every 100 ms: each read is quick, the whole answer never comes.
+            for (int i = 0; i < 999; i++) {
+                sleep(100);
+                out.write(' ');
+                out.flush();
+            }
+        });
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> client(port).within(Duration.ofMillis(700)).get("/api/v1/nodes/node-1", HINT))
+                .isInstanceOfSatisfying(ApiCallException.class, e -> assertThat(e.kind()).isEqualTo("timeout"))
+                .hasMessageContaining("no whole answer within 700 ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1500));
+    }
+
+    @Test
+    void anAnswerLargerThanTheCapIsNotRead()
+            throws Exception
+    {
+        AtomicLong written = new AtomicLong();
+        int declared = serve(out -> answer(out, "200 OK", "Content-Length: 314572800", ""));
+        assertThatThrownBy(() -> client(declared).get("/api/v1/nodes/node-1", HINT)).isInstanceOfSatisfying(ApiCallException.class,
+                e -> assertThat(e.kind()).isEqualTo("too large")).hasMessageContaining("larger than 4 MiB");
+        int chunks = serve(out -> {
+            out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = ("100000\r\n" + " ".repeat(0x100000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < 300; i++) {
+                out.write(chunk);
+                written.addAndGet(0x100000);
+            }
+        });
+        assertThatThrownBy(() -> client(chunks).get("/api/v1/nodes/node-1", HINT)).isInstanceOfSatisfying(ApiCallException.class,
+                e -> assertThat(e.kind()).isEqualTo("too large"));
+        int head = serve(out -> {
+            out.write("HTTP/1.1 200 OK\r\n".getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i < 10_000; i++) {
+                out.write(("X-Filler-" + i + ": " + "y".repeat(100) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            }
+        });
+        assertThatThrownBy(() -> client(head).get("/api/v1/nodes/node-1", HINT)).hasMessageContaining("head is larger than 64 KiB");
+    }
+
+    @Test
+    void theStatusMessageIsShortenedAndOnOneLine()
+            throws Exception
+    {
+        String status = "{\"kind\":\"Status\",\"code\":403,\"message\":\"line one\\nline two " + "x".repeat(4_000_000) + "\"}";
+        int port = serve(out -> answer(out, "403 Forbidden", "Content-Length: " + status.length(), status));
+        assertThatThrownBy(() -> client(port).get("/api/v1/nodes/node-1", HINT)).isInstanceOfSatisfying(ApiCallException.class, e -> {
+            assertThat(e.kind()).isEqualTo("HTTP 403");
+            assertThat(e.getMessage()).startsWith("GET /api/v1/nodes/node-1: HTTP 403 line one\\nline two xxx").contains("more characters)")
+                    .endsWith(" (forbidden hint)").hasSizeLessThan(500);
+        });
+        assertThat(KubeApiClient.shortened("containerd://" + "9".repeat(4_000_000))).hasSizeLessThan(400).endsWith("(3999713 more characters)");
+    }
+
+    @FunctionalInterface
+    interface Script
+    {
+        void answer(OutputStream out)
+                throws IOException;
+    }
+
+    /** A TLS server that reads one request's head and answers as scripted, on every connection. */
+    private int serve(Script script)
+            throws Exception
+    {
+        SSLServerSocket server = (SSLServerSocket) TestCertificates.shared().server().getServerSocketFactory().createServerSocket(0, 50,
+                InetAddress.getLoopbackAddress());
+        open.add(server);
+        Thread thread = new Thread(() -> {
+            while (!server.isClosed()) {
+                try (SSLSocket socket = (SSLSocket) server.accept()) {
+                    BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+                    for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                        // the request's head
+                    }
+                    script.answer(socket.getOutputStream());
+                    socket.getOutputStream().flush();
+                }
+                catch (IOException e) {
+                    // the client hung up: the next connection
+                }
+            }
+        }, "scripted-api-server");
+        thread.setDaemon(true);
+        thread.start();
+        return server.getLocalPort();
+    }
+
+    private KubeApiClient client(int port)
+            throws Exception
+    {
+        Path serviceAccount = dir.resolve("serviceaccount");
+        if (!Files.exists(serviceAccount.resolve("token"))) {
+            KubeletVolume.serviceAccount(serviceAccount, "token\n", Files.readString(TestCertificates.shared().caPem()), "cni-chain");
+        }
+        return new KubeApiClient("127.0.0.1", Integer.toString(port), serviceAccount.resolve("token"), serviceAccount.resolve("ca.crt"),
+                Duration.ofSeconds(5), Clock.SYSTEM);
+    }
+
+    private static void answer(OutputStream out, String status, String header, String body)
+            throws IOException
+    {
+        out.write(("HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\n" + header + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void sleep(long millis)
+    {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.cnichain.agent.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.agent.kube.FakeApiServer.Request;
+import io.cnichain.agent.time.ManualClock;
+import io.cnichain.core.config.PodIdentity;
+import io.cnichain.core.logcapture.CapturedLog;
+import io.cnichain.testkit.KubeletVolume;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The plugin's own token, requested on the API worker against the stand-in API server (the cluster suite reads with it
+ * on the real one): what is asked, where the token goes, when it is asked again.
+ */
+class PluginTokenTest
+{
+    static final Duration WAIT = Duration.ofSeconds(20);
+    static final PodIdentity POD = new PodIdentity("cni-chain", "cni-chain-x7k2p", "node-1");
+
+    @TempDir
+    Path dir;
+
+    private final ManualClock clock = new ManualClock();
+    private final KubeWork work = new KubeWork(clock);
+    private FakeApiServer server;
+
+    @BeforeEach
+    void start()
+            throws Exception
+    {
+        CapturedLog.clear();
+        KubeletVolume.serviceAccount(dir.resolve("serviceaccount"), "agent-token\n", Files.readString(TestCertificates.shared().caPem()), "cni-chain");
+        server = FakeApiServer.start(TestCertificates.shared().server(), StartupTaintTest.node(), "agent-token");
+    }
+
+    @AfterEach
+    void stop()
+    {
+        work.close();
+        server.close();
+    }
+
+    @Test
+    void requestsATokenBoundToTheAgentsNodeWritesItForTheKubeconfigAndRenewsItBeforeItEnds()
+            throws Exception
+    {
+        Path file = dir.resolve("plugin-token/token");
+        PluginToken token = token(file);
+        work.add(token);
+        long next = work.awaitRuns(1, WAIT);
+
+        Request request = server.requests().get(0);
+        assertThat(request.method() + " " + request.path()).isEqualTo("POST /api/v1/namespaces/cni-chain/serviceaccounts/cni-chain-plugin/token");
+        assertThat(request.authorization()).as("asked with the agent's own token").isEqualTo("Bearer agent-token");
+        JsonNode spec = request.json().path("spec");
+        assertThat(spec.path("expirationSeconds").asLong()).as("short-lived, and not the 3607 s the API server stretches to a year").isEqualTo(3600);
+        assertThat(spec.path("boundObjectRef").path("kind").asText()).as("the API server binds to a pod only its own account's tokens")
+                .isEqualTo("Node");
+        assertThat(spec.path("boundObjectRef").path("name").asText()).isEqualTo("node-1");
+        assertThat(Files.readString(file)).isEqualTo("plugin-token-1");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).as("four fifths of an hour").isBetween(Duration.ofMinutes(47), Duration.ofMinutes(49));
+        assertThat(token.describe()).contains("cni-chain/cni-chain-plugin").contains("renewed in");
+        assertThat(CapturedLog.lines()).anyMatch(line -> line.startsWith("INFO Got the plugin's token for service account cni-chain/cni-chain-plugin"));
+
+        clock.advance(Duration.ofMinutes(49));
+        work.awaitRuns(2, WAIT);
+        assertThat(Files.readString(file)).isEqualTo("plugin-token-2");
+        assertThat(server.issuedTokens()).containsExactly("plugin-token-1", "plugin-token-2");
+    }
+
+    @Test
+    void aRefusedRequestSaysWhatTheRoleMustAllowAndBacksOff()
+            throws Exception
+    {
+        Path file = dir.resolve("plugin-token/token");
+        server.forbidAll("system:serviceaccount:cni-chain:cni-chain");
+        PluginToken token = token(file);
+        work.add(token);
+        long next = work.awaitRuns(1, WAIT);
+        assertThat(file).doesNotExist();
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).isBetween(Duration.ofMillis(800), Duration.ofMillis(1200));
+        assertThat(token.describe()).contains("not had yet: POST /api/v1/namespaces/cni-chain/serviceaccounts/cni-chain-plugin/token: HTTP 403")
+                .contains("(the agent's Role must allow create on serviceaccounts/token named cni-chain-plugin)");
+        clock.advance(Duration.ofMillis(1200));
+        next = work.awaitRuns(2, WAIT);
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).as("doubled").isBetween(Duration.ofMillis(1600), Duration.ofMillis(2400));
+        assertThat(CapturedLog.lines()).filteredOn(line -> line.startsWith("WARN Cannot get the plugin's token")).as("said once").hasSize(1);
+    }
+
+    private PluginToken token(Path file)
+    {
+        KubeApiClient client = new KubeApiClient("127.0.0.1", server.port(), dir.resolve("serviceaccount/token"), dir.resolve("serviceaccount/ca.crt"),
+                Duration.ofSeconds(5), clock);
+        return new PluginToken(client, POD, "cni-chain-plugin", file, clock);
+    }
+}
