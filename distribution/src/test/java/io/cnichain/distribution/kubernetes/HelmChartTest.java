@@ -68,7 +68,8 @@ class HelmChartTest
     {
         Rendered rendered = HelmChart.render(Map.of());
         assertThat(rendered.objects()).extracting(HasMetadata::getKind).containsExactlyInAnyOrder(
-                "ServiceAccount", "ConfigMap", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "DaemonSet");
+                "ServiceAccount", "ServiceAccount", "ConfigMap", "ConfigMap", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding",
+                "Role", "RoleBinding", "DaemonSet");
         for (HasMetadata object : rendered.objects()) {
             boolean clusterScoped = object.getKind().startsWith("Cluster");
             assertThat(object.getMetadata().getNamespace()).as("%s %s", object.getKind(), object.getMetadata().getName())
@@ -329,7 +330,11 @@ class HelmChartTest
         ClusterRole taint = rendered.all(ClusterRole.class).stream().filter(r -> r.getMetadata().getName().equals("cni-chain-node-taint")).findFirst()
                 .orElseThrow();
         assertThat(taint.getRules()).singleElement().satisfies(rule -> assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "patch"));
-        assertThat(HelmChart.render(Map.of()).all(ClusterRole.class)).extracting(r -> r.getMetadata().getName()).containsExactly("cni-chain");
+        assertThat(HelmChart.render(Map.of()).all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
+                .containsExactlyInAnyOrder("cni-chain", "cni-chain-plugin");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.nodeTaint.enabled", true,
+                "cniChain.nodeTaint.admissionPolicy", false)))).as("no right to patch Nodes without its fence")
+                .hasMessageContaining("cniChain.nodeTaint.enabled without cniChain.nodeTaint.admissionPolicy");
     }
 
     /** cniChain.healthAddress, .metricsAddress: into cni-chain.yaml when set; the probes follow a specific address. */
@@ -361,7 +366,7 @@ class HelmChartTest
         assertThat(reporter.getImage()).isEqualTo("registry.example/node-readiness-reporter:v9.9.9");
         assertThat(rendered.environment(reporter)).containsEntry("CHECK_INTERVAL", "2s").containsEntry("METRICS_BIND_ADDRESS", "127.0.0.1:9555");
         assertThat(rendered.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
-                .containsExactlyInAnyOrder("cni-chain", "cni-chain-readiness-reporter");
+                .containsExactlyInAnyOrder("cni-chain", "cni-chain-plugin", "cni-chain-readiness-reporter");
 
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.nodeReadiness.enabled", true,
                 "cniChain.nodeTaint.enabled", true)))).as("one remover per taint").hasMessageContaining("one remover per taint");

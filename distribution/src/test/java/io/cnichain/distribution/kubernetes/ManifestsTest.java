@@ -98,8 +98,9 @@ class ManifestsTest
         assertThat(config.apiServer().host()).as("from the service Kubernetes sets").contains("10.96.0.1");
 
         assertThat(config.run().cleanupOnShutdown()).as("an update or a node shutdown keeps the plugin in place").isEqualTo(CleanupMode.AUTO);
-        assertThat(config.run().pod()).as("who the agent is, for the decision on SIGTERM")
+        assertThat(config.run().pod()).as("who the agent is, for the decision on SIGTERM and the plugin's token")
                 .contains(new PodIdentity(rendered.daemonSet().getMetadata().getNamespace(), Rendered.POD_NAME, Rendered.NODE_NAME));
+        assertThat(config.kubeconfig().serviceAccount()).as("the kubeconfig holds the plugin's own token").contains("cni-chain-plugin");
         assertThat(rendered.pod().getTerminationGracePeriodSeconds()).as("grace period covers the cleanup")
                 .isGreaterThanOrEqualTo(config.run().shutdownTimeout().toSeconds() + 5);
     }
@@ -229,25 +230,32 @@ class ManifestsTest
             assertThat(subject.getName()).isEqualTo(serviceAccount);
             assertThat(subject.getNamespace()).isEqualTo(namespace);
         });
-        // Gets only, each for a call linkerd-cni or the agent makes (base/rbac.yaml names them).
-        assertThat(rendered.clusterRole().getRules()).satisfiesExactly((PolicyRule rule) -> {
-            assertThat(rule.getApiGroups()).containsExactly("");
-            assertThat(rule.getResources()).containsExactly("pods");
-            assertThat(rule.getVerbs()).containsExactly("get");
-        }, (PolicyRule rule) -> {
-            assertThat(rule.getResources()).containsExactly("namespaces");
-            assertThat(rule.getVerbs()).containsExactly("get");
-        }, (PolicyRule rule) -> {
-            assertThat(rule.getResources()).containsExactly("services");
-            assertThat(rule.getResourceNames()).containsExactly("kubernetes");
-            assertThat(rule.getVerbs()).containsExactly("get");
-        }, (PolicyRule rule) -> {
-            // The decision on SIGTERM reads the agent's node.
+        // The agent reads its node (on SIGTERM, and for placement auto), nothing else of the cluster.
+        assertThat(rendered.clusterRole().getRules()).singleElement().satisfies(rule -> {
             assertThat(rule.getApiGroups()).containsExactly("");
             assertThat(rule.getResources()).containsExactly("nodes");
             assertThat(rule.getVerbs()).containsExactly("get");
         });
-        // And its own pod and DaemonSet, in its own namespace only.
+        // The plugin's account: linkerd-cni's GETs, which its token on the node's disk carries, and nothing more.
+        ClusterRoleBinding plugin = rendered.named(ClusterRoleBinding.class, "cni-chain-plugin");
+        assertThat(plugin.getSubjects()).singleElement().satisfies(subject -> {
+            assertThat(subject.getName()).isEqualTo("cni-chain-plugin");
+            assertThat(subject.getNamespace()).isEqualTo(namespace);
+        });
+        assertThat(rendered.named(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class, plugin.getRoleRef().getName()).getRules())
+                .satisfiesExactly((PolicyRule rule) -> {
+                    assertThat(rule.getApiGroups()).containsExactly("");
+                    assertThat(rule.getResources()).containsExactly("pods");
+                    assertThat(rule.getVerbs()).containsExactly("get");
+                }, (PolicyRule rule) -> {
+                    assertThat(rule.getResources()).containsExactly("namespaces");
+                    assertThat(rule.getVerbs()).containsExactly("get");
+                }, (PolicyRule rule) -> {
+                    assertThat(rule.getResources()).containsExactly("services");
+                    assertThat(rule.getResourceNames()).containsExactly("kubernetes");
+                    assertThat(rule.getVerbs()).containsExactly("get");
+                });
+        // And its own pod, its DaemonSet by name, and the plugin's token, in its own namespace only.
         assertThat(rendered.role().getMetadata().getNamespace()).isEqualTo(namespace);
         assertThat(rendered.role().getRules()).satisfiesExactlyInAnyOrder((PolicyRule rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("");
@@ -256,7 +264,12 @@ class ManifestsTest
         }, (PolicyRule rule) -> {
             assertThat(rule.getApiGroups()).containsExactly("apps");
             assertThat(rule.getResources()).containsExactly("daemonsets");
-            assertThat(rule.getVerbs()).as("watched while running, read on SIGTERM").containsExactly("get", "list", "watch");
+            assertThat(rule.getResourceNames()).containsExactly(rendered.daemonSet().getMetadata().getName());
+            assertThat(rule.getVerbs()).as("read on SIGTERM").containsExactly("get");
+        }, (PolicyRule rule) -> {
+            assertThat(rule.getResources()).containsExactly("serviceaccounts/token");
+            assertThat(rule.getResourceNames()).containsExactly("cni-chain-plugin");
+            assertThat(rule.getVerbs()).containsExactly("create");
         });
         assertThat(rendered.roleBinding().getRoleRef().getKind()).isEqualTo("Role");
         assertThat(rendered.roleBinding().getRoleRef().getName()).isEqualTo(rendered.role().getMetadata().getName());

@@ -199,6 +199,10 @@ class NodeTaintAdmissionPolicyTest
                 """);
         Rendered kustomized = new Rendered(KubernetesObjects.parse(Kustomize.render(dir.toAbsolutePath())));
         Rendered released = HelmChart.render("mesh-system", Map.of("cniChain.nodeTaint.enabled", true));
+        // The names the Role and the agent's environment give the plugin's account and the DaemonSet follow the prefix.
+        assertThat(kustomized.environment(kustomized.agent())).containsEntry("CNI_CHAIN_PLUGIN_SERVICE_ACCOUNT", "prod-cni-chain-plugin");
+        assertThat(kustomized.named(io.fabric8.kubernetes.api.model.rbac.Role.class, "prod-cni-chain").getRules())
+                .flatExtracting(io.fabric8.kubernetes.api.model.rbac.PolicyRule::getResourceNames).containsExactlyInAnyOrder("prod-cni-chain", "prod-cni-chain-plugin");
         Map<String, Object> old = node();
         Map<String, Object> removeAnotherTaint = withTaints(old, List.of(taint(old, 0), taint(old, 2)));
         Map<String, Object> removeOurs = withTaints(old, List.of(taint(old, 0), taint(old, 2)));
@@ -206,8 +210,8 @@ class NodeTaintAdmissionPolicyTest
                 "system:serviceaccount:mesh-system:cni-chain", released).entrySet()) {
             AdmissionPolicy policy = fenced(rendering.getValue());
             String account = rendering.getKey();
-            assertThat(rendering.getValue().one(ServiceAccount.class).getMetadata().getNamespace() + ":"
-                    + rendering.getValue().one(ServiceAccount.class).getMetadata().getName()).isEqualTo(account.substring("system:serviceaccount:".length()));
+            ServiceAccount agentAccount = rendering.getValue().named(ServiceAccount.class, rendering.getValue().pod().getServiceAccountName());
+            assertThat(agentAccount.getMetadata().getNamespace() + ":" + agentAccount.getMetadata().getName()).isEqualTo(account.substring("system:serviceaccount:".length()));
             Map<String, Object> onNodeA = request(account, Map.of("authentication.kubernetes.io/node-name", List.of("node-a")));
             Map<String, Object> onNodeB = request(account, Map.of("authentication.kubernetes.io/node-name", List.of("node-b")));
             assertThat(policy.evaluate(onNodeB, old, removeOurs)).as(account + " on another node").isInstanceOf(Decision.Denied.class);
@@ -225,8 +229,9 @@ class NodeTaintAdmissionPolicyTest
         Map<String, Object> old = withTaints(node(), List.of(Map.of("key", "example.com/mesh", "effect", "NoSchedule"), taint(node(), 1)));
         assertThat(policy.evaluate(agentOn("node-a"), old, withTaints(old, List.of(taint(node(), 1))))).isEqualTo(new Decision.Allowed());
         assertThat(policy.evaluate(agentOn("node-a"), old, withTaints(old, List.of(taint(old, 0))))).isInstanceOf(Decision.Denied.class);
-        assertThat(HelmChart.render(Map.of("cniChain.nodeTaint.enabled", true, "cniChain.nodeTaint.admissionPolicy", false))
-                .all(ValidatingAdmissionPolicy.class)).as("left out for clusters before 1.30").isEmpty();
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.nodeTaint.enabled", true,
+                "cniChain.nodeTaint.admissionPolicy", false)))).as("the right to patch Nodes never goes without its fence")
+                .hasMessageContaining("without cniChain.nodeTaint.admissionPolicy");
     }
 
     private static AdmissionPolicy policy(String source)

@@ -112,10 +112,15 @@ record Rendered(List<HasMetadata> objects)
         return named(ClusterRoleBinding.class, "cni-chain");
     }
 
-    /** The agent's, named cni-chain (a component may add others of the kind). */
+    /** The agent's, labelled app.kubernetes.io/name=cni-chain (a component may add others of the kind; a namePrefix renames it). */
     DaemonSet daemonSet()
     {
-        return named(DaemonSet.class, "cni-chain");
+        List<DaemonSet> agents = all(DaemonSet.class).stream()
+                .filter(d -> "cni-chain".equals(d.getMetadata().getLabels() == null ? null : d.getMetadata().getLabels().get("app.kubernetes.io/name"))).toList();
+        if (agents.size() != 1) {
+            throw new AssertionError("expected one DaemonSet labelled app.kubernetes.io/name=cni-chain, found " + agents.size());
+        }
+        return agents.get(0);
     }
 
     PodSpec pod()

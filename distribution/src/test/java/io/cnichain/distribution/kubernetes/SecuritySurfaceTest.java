@@ -42,10 +42,11 @@ class SecuritySurfaceTest
     private static final Path SERVICE_ACCOUNT_DIR = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
     private static final String NS = "cni-chain";
 
-    /** linkerd-cni's GETs with the token on the node's disk, and the agent's: its DaemonSet watched, then read on SIGTERM. */
-    private static final Set<String> AGENT_RIGHTS = Set.of(
-            "cluster: pods get", "cluster: namespaces get", "cluster: services/kubernetes get", "cluster: nodes get",
-            "cni-chain: pods get", "cni-chain: apps/daemonsets get", "cni-chain: apps/daemonsets list", "cni-chain: apps/daemonsets watch");
+    /** The agent's: its node, its pod and its DaemonSet read on SIGTERM, and the plugin's token requested. */
+    private static final Set<String> AGENT_RIGHTS = Set.of("cluster: nodes get", "cni-chain: pods get", "cni-chain: apps/daemonsets/cni-chain get",
+            "cni-chain: serviceaccounts/token/cni-chain-plugin create");
+    /** linkerd-cni's GETs, with the token on the node's disk: nothing of the agent's. */
+    private static final List<String> PLUGIN_RIGHTS = List.of("cluster: namespaces get", "cluster: pods get", "cluster: services/kubernetes get");
 
     static Stream<Arguments> renderings()
     {
@@ -96,6 +97,9 @@ class SecuritySurfaceTest
                 .allSatisfy(probe -> assertThat(probe.getHttpGet().getHost()).as("probes on loopback").isEqualTo("127.0.0.1"));
 
         assertThat(rights(rendered, "cni-chain")).as("the agent's account: one right per call").containsExactlyElementsOf(new TreeSet<>(agentRights));
+        assertThat(rights(rendered, "cni-chain-plugin")).as("the plugin's account, whose token lies on the node's disk").isEqualTo(PLUGIN_RIGHTS);
+        assertThat(rendered.named(io.fabric8.kubernetes.api.model.ServiceAccount.class, "cni-chain-plugin").getAutomountServiceAccountToken())
+                .as("never mounted").isFalse();
         assertThat(rights(rendered, "cni-chain")).as("nothing that writes a Node, unless the built-in remover is on")
                 .filteredOn(right -> right.startsWith("cluster: nodes") && !right.endsWith(" get"))
                 .isEqualTo(agentRights.contains("cluster: nodes patch") ? List.of("cluster: nodes patch") : List.of());
