@@ -136,6 +136,22 @@ final class Cluster
         }
     }
 
+    /** The token the plugin's kubeconfig on the node's disk holds. */
+    String kubeconfigToken()
+    {
+        try {
+            for (String line : Files.readAllLines(kit.confDir().resolve(KUBECONFIG_NAME))) {
+                if (line.strip().startsWith("token:")) {
+                    return line.strip().substring("token:".length()).strip();
+                }
+            }
+            throw new AssertionError("no token in " + kit.confDir().resolve(KUBECONFIG_NAME));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** @return what is left on the node of an installation, the primary's bytes included: empty when nothing */
     Optional<String> leftovers()
     {

@@ -32,6 +32,16 @@ class HelmClusterIT
                 .as("the pod's seccomp profile and read-only root leave the native file calls working")
                 .contains("File calls: kernel calls").doesNotContain("Java fallback");
 
+        // The token on the node's disk is the plugin's: what linkerd-cni reads, nothing of the agent's rights.
+        Kubectl disk = cluster.kubectl().as(cluster.kubeconfigToken());
+        for (String allowed : List.of("get pods -n mesh-anything", "get namespaces")) {
+            assertThat(disk.run(("auth can-i " + allowed).split(" ")).out().strip()).as("the plugin may " + allowed).isEqualTo("yes");
+        }
+        for (String denied : List.of("get nodes", "patch nodes", "get daemonsets -n cni-chain", "list pods", "delete pods -n mesh-anything",
+                "create serviceaccounts/token -n cni-chain")) {
+            assertThat(disk.run(("auth can-i " + denied).split(" ")).out().strip()).as("the token on the disk may not " + denied).isEqualTo("no");
+        }
+
         PodStream.Report report;
         try (PodStream pods = PodStream.start(cluster, "mesh-helm", Duration.ofSeconds(2), "installed")) {
             io.cnichain.testkit.Await.until(Duration.ofSeconds(30), () -> pods.count() >= 3, () -> "no pods created");

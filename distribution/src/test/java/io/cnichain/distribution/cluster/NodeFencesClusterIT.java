@@ -35,6 +35,9 @@ class NodeFencesClusterIT
         release.install(values);
         cluster.awaitRollout(ChartRelease.NAMESPACE, "cni-chain");
         Await.until(Duration.ofSeconds(60), () -> !taintKeys(cluster, node).contains(TAINT), () -> "the agent did not lift " + TAINT + " from " + node);
+        String agentPod = cluster.pods(ChartRelease.NAMESPACE, "app.kubernetes.io/name=cni-chain").get(0);
+        assertThat(cluster.agentLog(ChartRelease.NAMESPACE, agentPod)).as("it checked its fence before it acted")
+                .contains("The fence around the start-up taint's remover is in place");
 
         Kubectl agent = cluster.kubectl().as(podToken(cluster, ChartRelease.NAMESPACE, "cni-chain", "app.kubernetes.io/name=cni-chain"));
         assertThat(agent.ok("auth", "can-i", "patch", "nodes").strip()).as("RBAC grants the patch; admission fences it").isEqualTo("yes");
