@@ -14,10 +14,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.Iterator;
-import java.util.Optional;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.SequencedSet;
 import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
@@ -27,16 +26,20 @@ import static java.util.Objects.requireNonNull;
  * our entry, binary and kubeconfig present, no fight; the body says which condition fails) and
  * {@code /metrics} (Prometheus text).
  *
- * <p>One thread, one selector: it accepts every connection waiting, reads each request's head as its bytes arrive
- * and answers as soon as the head is whole (the answers are in memory), so nothing runs while no one asks and no
- * client holds another back. Each connection has {@value #REQUEST_SECONDS} second from its accept to send a head of
- * at most {@value #MAX_HEAD} bytes, as a probe does at once; then it is closed unanswered. At most
- * {@value #MAX_CLIENTS} connections are open at a time: one more evicts the oldest that has not sent its head (one
- * that sent nothing first), so a flood of idle connections (hundreds, reopened as fast as they are closed) costs a
- * probe one turn of the loop. A
- * limit per client address would not help: the kubelet's probes come from 127.0.0.1 (the pod has the host's
- * network and the probes say {@code host: 127.0.0.1}), as would a local flood. Each answer closes its connection
- * (the kubelet's probes open one per probe, and so may a scraper).
+ * <p>One thread, one selector, and a bound on everything a client can make it hold, so that no traffic on the port,
+ * whatever its shape, keeps a probe from its answer. A request is answered as soon as its head is whole (the answers
+ * are in memory), and its connection closed. Each connection has {@value #REQUEST_SECONDS} second from its accept to
+ * send a head of at most {@value #MAX_HEAD} bytes and take its answer, and keeps only the bytes it sent; a larger head
+ * is answered 431, a connection that shuts its sending half before its head is whole is closed. At most
+ * {@value #MAX_CLIENTS} are open at a time: one more evicts the oldest that sent part of a head and not the rest (a
+ * probe sends its head at once), or when none has, the oldest of all. Each turn of the loop reads what came, then
+ * accepts at most {@value #ACCEPTS_PER_TURN}, so that a connection is read before a burst of later ones can evict it.
+ * A limit per client address would not help: the kubelet's probes come from 127.0.0.1 (the pod has the host's
+ * network and the probes say {@code host: 127.0.0.1}), as would a local flood.
+ *
+ * <p>A failure while serving one connection closes that connection. Should the thread end for any other reason, it
+ * closes the port: the liveness probe then fails and the kubelet restarts the agent, rather than a port that accepts
+ * and never answers.
  */
 final class HealthServer
 {
@@ -44,13 +47,15 @@ final class HealthServer
 
     static final int MAX_HEAD = 8192;
     static final int REQUEST_SECONDS = 1;
-    /**
-     * Connections open at once; one more evicts the oldest still waiting for its head. An idle connection costs a file
-     * descriptor and nothing else (its buffer is taken when its first byte comes).
-     */
     static final int MAX_CLIENTS = 512;
-    /** The kernel's queue of connections not yet accepted; the loop empties it on every turn. */
-    private static final int BACKLOG = 512;
+    static final int ACCEPTS_PER_TURN = MAX_CLIENTS / 4;
+    /**
+     * The kernel's queue of connections not yet accepted (capped by {@code net.core.somaxconn}, 4096 by default): a
+     * connection that finds it full is dropped by the kernel, and a probe's is tried again only a second later, while
+     * one waiting in it is accepted in a few milliseconds.
+     */
+    private static final int BACKLOG = 4096;
+    private static final byte[] NOTHING = new byte[0];
 
     private final ServerSocketChannel socket;
     private final Selector selector;
@@ -59,8 +64,13 @@ final class HealthServer
     private final AgentMetrics metrics;
     private final Duration stuckAfter;
     private final boolean metricsOnly;
-    /** Open connections, oldest first. */
-    private final Deque<Client> clients = new ArrayDeque<>();
+    /** Open connections in the order they were accepted, which is the order of their deadlines. */
+    private final SequencedSet<Client> open = new LinkedHashSet<>();
+    /** Those that sent part of a head and not the rest, in the order they began: the first to be evicted. */
+    private final SequencedSet<Client> partial = new LinkedHashSet<>();
+    /** Every read lands here; a connection keeps only what it sent. */
+    private final ByteBuffer received = ByteBuffer.allocate(MAX_HEAD);
+    private boolean acceptable;
 
     /**
      * @param port       the port (0: any free one, see {@link #port()})
@@ -129,145 +139,96 @@ final class HealthServer
         }
     }
 
+    /** Each turn: what came on open connections (a closed one's descriptor goes at the next select), then new ones. */
     private void serve()
     {
         try {
             while (selector.isOpen()) {
+                acceptable = false;
                 selector.select(this::ready, nextDeadlineMillis());
+                if (acceptable) {
+                    accept();
+                }
                 closeExpired();
             }
         }
-        catch (IOException | ClosedSelectorException e) {
+        catch (ClosedSelectorException e) {
             // stop() closed the selector: the server is done.
         }
+        catch (IOException | RuntimeException | Error e) {
+            if (selector.isOpen()) {
+                log.error("The health server failed; its port is closed, so that the liveness probe fails: {}", e.toString());
+            }
+        }
         finally {
-            clients.forEach(Client::close);
-            clients.clear();
+            while (!open.isEmpty()) {
+                open.getFirst().close();
+            }
+            closeQuietly(socket);
+            closeQuietly(selector);
         }
     }
 
     private void ready(SelectionKey key)
     {
-        if (key.isValid() && key.isAcceptable()) {
-            acceptAll();
+        if (key.attachment() instanceof Client client) {
+            client.serve();
         }
-        else if (key.isValid() && key.attachment() instanceof Client client) {
-            try {
-                client.onReady(key);
-            }
-            catch (IOException | RuntimeException e) {
-                // One client's trouble (it hung up, it sent garbage) is its own.
-                log.debug("health request: {}", e.toString());
-                client.close();
-            }
-            if (!client.channel.isOpen()) {
-                clients.remove(client);
-            }
+        else {
+            acceptable = true;
         }
     }
 
-    private void acceptAll()
+    private void accept()
     {
-        while (true) {
+        for (int i = 0; i < ACCEPTS_PER_TURN; i++) {
             SocketChannel channel;
             try {
                 channel = socket.accept();
             }
             catch (IOException e) {
+                // Out of descriptors, or the connection reset in the queue: the next turn tries again.
                 log.debug("health port: {}", e.toString());
                 return;
             }
             if (channel == null) {
                 return;
             }
-            if (clients.size() >= MAX_CLIENTS) {
-                evictOne();
+            if (open.size() >= MAX_CLIENTS) {
+                (partial.isEmpty() ? open : partial).getFirst().close();
             }
-            try {
-                channel.configureBlocking(false);
-                Client client = new Client(channel, System.nanoTime() + TimeUnit.SECONDS.toNanos(REQUEST_SECONDS));
-                SelectionKey key = channel.register(selector, SelectionKey.OP_READ, client);
-                clients.addLast(client);
-                // A probe sends its request with the connection: answered now, before a burst of others can push it out.
-                ready(key);
-            }
-            catch (IOException e) {
-                closeQuietly(channel);
-            }
-        }
-    }
-
-    /**
-     * Makes room for one more: the oldest connection that, read once more, still has not sent its whole head is closed;
-     * those that have are answered on the way.
-     */
-    private void evictOne()
-    {
-        for (Iterator<Client> each = clients.iterator(); each.hasNext(); ) {
-            Client silent = each.next();
-            if (silent.head == null) {
-                SelectionKey key = silent.channel.keyFor(selector);
-                if (key != null) {
-                    ready(key);
-                }
-                if (silent.head == null && silent.channel.isOpen()) {
-                    each.remove();
-                    silent.close();
-                    return;
-                }
-                break;
-            }
-        }
-        while (!clients.isEmpty()) {
-            Client oldest = clients.peekFirst();
-            SelectionKey key = oldest.channel.keyFor(selector);
-            if (key != null) {
-                ready(key);
-            }
-            if (clients.peekFirst() == oldest) {
-                clients.removeFirst();
-                oldest.close();
-                return;
-            }
-            if (clients.size() < MAX_CLIENTS) {
-                return;
-            }
+            Client client = new Client(channel, System.nanoTime() + TimeUnit.SECONDS.toNanos(REQUEST_SECONDS));
+            open.add(client);
+            // A probe sends its head with the connection: answered now, without waiting for the selector.
+            client.serve();
         }
     }
 
     /** @return how long the selector may wait: until the oldest connection's deadline, or for ever (0) when none is open */
     private long nextDeadlineMillis()
     {
-        Client oldest = clients.peekFirst();
-        if (oldest == null) {
+        if (open.isEmpty()) {
             return 0;
         }
-        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(oldest.deadlineNanos - System.nanoTime()) + 1);
+        return Math.max(1, TimeUnit.NANOSECONDS.toMillis(open.getFirst().deadlineNanos - System.nanoTime()) + 1);
     }
 
     private void closeExpired()
     {
         long now = System.nanoTime();
-        for (Iterator<Client> each = clients.iterator(); each.hasNext(); ) {
-            Client client = each.next();
-            if (!client.channel.isOpen()) {
-                each.remove();
-            }
-            else if (now - client.deadlineNanos >= 0) {
-                log.debug("health request: no complete request within {} s; closed", REQUEST_SECONDS);
-                client.close();
-                each.remove();
-            }
+        while (!open.isEmpty() && now - open.getFirst().deadlineNanos >= 0) {
+            log.debug("health request: no complete request within {} s; closed", REQUEST_SECONDS);
+            open.getFirst().close();
         }
     }
 
-    /** A connection: its head as it arrives, then its answer as the socket takes it. */
+    /** A connection: the head it has sent so far, then its answer as the socket takes it. */
     private final class Client
     {
         private final SocketChannel channel;
         private final long deadlineNanos;
-        /** Taken when the first byte comes: an idle connection holds none. */
-        private ByteBuffer head;
+        private byte[] head = NOTHING;
+        private int length;
         private ByteBuffer answer;
 
         Client(SocketChannel channel, long deadlineNanos)
@@ -276,49 +237,105 @@ final class HealthServer
             this.deadlineNanos = deadlineNanos;
         }
 
-        void onReady(SelectionKey key)
+        /** Reads what came and answers a whole head; closes the connection when it is done or fails. */
+        void serve()
+        {
+            try {
+                if (channel.isBlocking()) {
+                    channel.configureBlocking(false);
+                }
+                if (answer == null) {
+                    read();
+                }
+                if (answer != null) {
+                    channel.write(answer);
+                    if (!answer.hasRemaining()) {
+                        close();
+                    }
+                }
+                if (channel.isOpen()) {
+                    channel.register(selector, answer == null ? SelectionKey.OP_READ : SelectionKey.OP_WRITE, this);
+                }
+            }
+            catch (IOException | RuntimeException | Error e) {
+                // One connection's trouble (it hung up, its answer could not be made) is its own.
+                log.debug("health request: {}", e.toString());
+                close();
+            }
+        }
+
+        private void read()
                 throws IOException
         {
-            if (answer == null) {
-                if (head == null) {
-                    ByteBuffer first = ByteBuffer.allocate(1);
-                    if (channel.read(first) == 0) {
-                        return;
-                    }
-                    head = ByteBuffer.allocate(MAX_HEAD);
-                    head.put(first.flip());
-                }
-                int read = channel.read(head);
-                Optional<String> line = requestLine(head);
-                if (line.isEmpty() && read >= 0 && head.hasRemaining()) {
-                    return;
-                }
-                answer = ByteBuffer.wrap(answer(line.orElse("")));
-                key.interestOps(SelectionKey.OP_WRITE);
-            }
-            channel.write(answer);
-            if (!answer.hasRemaining()) {
+            received.clear().limit(MAX_HEAD - length);
+            int read = channel.read(received);
+            if (read < 0) {
+                // The client shut its sending half before its head was whole: nothing more will come.
                 close();
+                return;
+            }
+            if (length + read > head.length) {
+                head = Arrays.copyOf(head, Math.min(MAX_HEAD, Math.max(length + read, 2 * head.length)));
+            }
+            System.arraycopy(received.array(), 0, head, length, read);
+            int from = Math.max(0, length - 2);
+            length += read;
+            if (whole(head, from, length)) {
+                answer = ByteBuffer.wrap(answer(requestLine(head, length)));
+                partial.remove(this);
+            }
+            else if (length == MAX_HEAD) {
+                answer = ByteBuffer.wrap(respond(431, "Request Header Fields Too Large", "a head of at most " + MAX_HEAD + " bytes\n", "text/plain",
+                        false, ""));
+                partial.remove(this);
+            }
+            else if (length > 0) {
+                partial.add(this);
             }
         }
 
         void close()
         {
             closeQuietly(channel);
+            open.remove(this);
+            partial.remove(this);
+            head = null;
+            answer = null;
         }
     }
 
-    private static void closeQuietly(SocketChannel channel)
+    /** @return whether the bytes hold the blank line that ends a head, looked for from {@code from} on */
+    private static boolean whole(byte[] bytes, int from, int length)
+    {
+        for (int i = from; i < length; i++) {
+            if (bytes[i] == '\n' && (i + 1 < length && bytes[i + 1] == '\n' || i + 2 < length && bytes[i + 1] == '\r' && bytes[i + 2] == '\n')) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the first line of a head, without its line end */
+    private static String requestLine(byte[] head, int length)
+    {
+        int end = 0;
+        while (end < length && head[end] != '\n') {
+            end++;
+        }
+        return new String(head, 0, end > 0 && head[end - 1] == '\r' ? end - 1 : end, StandardCharsets.ISO_8859_1);
+    }
+
+    private static void closeQuietly(java.io.Closeable closeable)
     {
         try {
-            channel.close();
+            closeable.close();
         }
         catch (IOException e) {
             // nothing to do: it is gone either way
         }
     }
 
-    /** @return the whole answer to a request line (empty for a head that never came whole: 400) */
+    /** @return the whole answer to a request line */
     private byte[] answer(String requestLine)
     {
         String[] parts = requestLine.split(" ", -1);
@@ -352,26 +369,6 @@ final class HealthServer
         };
     }
 
-    /**
-     * @param head the bytes of the request read so far (position: how many)
-     * @return the request's first line once its head, up to the blank line that ends it, is all there
-     */
-    private static Optional<String> requestLine(ByteBuffer head)
-    {
-        byte[] bytes = head.array();
-        int length = head.position();
-        for (int i = 0; i < length; i++) {
-            boolean crlf = i + 3 < length && bytes[i] == '\r' && bytes[i + 1] == '\n' && bytes[i + 2] == '\r' && bytes[i + 3] == '\n';
-            boolean lf = i + 1 < length && bytes[i] == '\n' && bytes[i + 1] == '\n';
-            if (crlf || lf) {
-                String text = new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
-                int end = text.indexOf('\n');
-                return Optional.of(text.substring(0, end > 0 && text.charAt(end - 1) == '\r' ? end - 1 : end));
-            }
-        }
-        return Optional.empty();
-    }
-
     private static byte[] respond(int code, String reason, String body, String type, boolean head, String extraHeaders)
     {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
@@ -384,7 +381,7 @@ final class HealthServer
         if (head) {
             return start;
         }
-        byte[] all = java.util.Arrays.copyOf(start, start.length + bytes.length);
+        byte[] all = Arrays.copyOf(start, start.length + bytes.length);
         System.arraycopy(bytes, 0, all, start.length, bytes.length);
         return all;
     }
