@@ -8,15 +8,8 @@ import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.install.KubeconfigRenderer;
 import io.cnichain.core.json.CniJson;
 
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.ConnectException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,7 +20,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
 
@@ -36,15 +28,12 @@ import static java.util.Objects.requireNonNull;
  * both read again for every call (the kubelet rotates them). One connection per call, closed after its answer: the
  * agent calls a few times in its life, and a connection kept open would be one more thing for a thousand agents to hold
  * on the API server. Every call ends by its deadline, the whole answer included (connect, TLS, head and body), and
- * reads at most {@value #MAX_ANSWER_BYTES} bytes. Errors are the API's {@code Status} message on one line, shortened;
+ * reads at most {@value HttpsExchange#MAX_ANSWER_BYTES} bytes. Errors are the API's {@code Status} message on one line, shortened;
  * no request is sent unless the token and the CA were read, and the token only after TLS verified the server.
  */
 public final class KubeApiClient
 {
     public static final String JSON_PATCH = "application/json-patch+json";
-    /** The largest answer read: a Node with hundreds of images is a few hundred KiB. */
-    static final int MAX_ANSWER_BYTES = 4 * 1024 * 1024;
-    private static final int MAX_HEAD_BYTES = 64 * 1024;
     private static final int MAX_FILE_BYTES = 1024 * 1024;
     private static final int MAX_MESSAGE_CHARS = 300;
 
@@ -202,23 +191,16 @@ public final class KubeApiClient
         String token = token();
         byte[] pem = readSmall(caFile, "CA", "the CA certificate");
         String call = method + " " + KubeconfigRenderer.serverUrl("https", host, Integer.toString(port)) + path;
-        long end = clock.nanoTime() + deadline.toNanos();
-        SSLSocket socket = null;
         try {
-            socket = (SSLSocket) TrustedCa.sslContext(pem, caFile).getSocketFactory().createSocket();
-            socket.connect(new InetSocketAddress(InetAddress.getByName(host), port), remainingMillis(end, call));
-            SSLParameters tls = socket.getSSLParameters();
-            tls.setEndpointIdentificationAlgorithm("HTTPS");
-            if (!Character.isDigit(host.charAt(0)) && !host.contains(":")) {
-                tls.setServerNames(java.util.List.of(new SNIHostName(host)));
-            }
-            socket.setSSLParameters(tls);
-            socket.setSoTimeout(remainingMillis(end, call));
-            socket.startHandshake();
-            OutputStream out = socket.getOutputStream();
-            out.write(request(method, path, token, body));
-            out.flush();
-            return read(socket, end, call);
+            HttpsExchange.Response response = HttpsExchange.exchange(TrustedCa.sslContext(pem, caFile), host, port, request(method, path, token, body),
+                    clock.nanoTime() + deadline.toNanos(), clock, call);
+            int status = response.status();
+            Optional<Duration> retryAfter = status == 429 || status >= 500
+                    ? response.retryAfter().flatMap(value -> parseRetryAfter(value, ZonedDateTime.now())) : Optional.empty();
+            return new Answer(status, response.body(), retryAfter);
+        }
+        catch (ApiCallException e) {
+            throw e.kind().equals("timeout") ? new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms") : e;
         }
         catch (SocketTimeoutException e) {
             throw new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms");
@@ -235,25 +217,6 @@ public final class KubeApiClient
         }
         catch (IOException e) {
             throw new ApiCallException("connection", call + ": " + reason(e));
-        }
-        finally {
-            close(socket);
-        }
-    }
-
-    /** Without waiting for the server's close_notify, which TLS's close would wait for up to the last read's timeout. */
-    private static void close(SSLSocket socket)
-    {
-        if (socket == null) {
-            return;
-        }
-        try {
-            socket.setSoTimeout(1);
-            socket.setSoLinger(true, 0);
-            socket.close();
-        }
-        catch (IOException e) {
-            // closed already, or half-made: nothing to release
         }
     }
 
@@ -276,176 +239,6 @@ public final class KubeApiClient
         byte[] all = Arrays.copyOf(start, start.length + content.length);
         System.arraycopy(content, 0, all, start.length, content.length);
         return all;
-    }
-
-    /** The answer's head, then its body by its length, its chunks, or to the end of the connection, within the deadline. */
-    private Answer read(SSLSocket socket, long end, String call)
-            throws IOException, ApiCallException
-    {
-        Bounded in = new Bounded(socket, end, call);
-        String statusLine = in.line();
-        String[] parts = statusLine.split(" ", 3);
-        if (parts.length < 2 || !parts[0].startsWith("HTTP/1.") || !parts[1].matches("[0-9]{3}")) {
-            throw new ApiCallException("response", call + ": not an HTTP answer: " + Printable.quoted(shortened(statusLine)));
-        }
-        int status = Integer.parseInt(parts[1]);
-        long length = -1;
-        boolean chunked = false;
-        Optional<Duration> retryAfter = Optional.empty();
-        for (String header = in.line(); !header.isEmpty(); header = in.line()) {
-            int colon = header.indexOf(':');
-            if (colon <= 0) {
-                continue;
-            }
-            String name = header.substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT);
-            String value = header.substring(colon + 1).trim();
-            switch (name) {
-                case "content-length" -> length = parseLength(value, call);
-                case "transfer-encoding" -> chunked = value.toLowerCase(java.util.Locale.ROOT).contains("chunked");
-                case "retry-after" -> retryAfter = status == 429 || status >= 500 ? parseRetryAfter(value, ZonedDateTime.now()) : Optional.empty();
-                default -> {
-                    // not needed
-                }
-            }
-        }
-        byte[] body;
-        if (chunked) {
-            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
-            for (long size = chunkSize(in.line(), call); size > 0; size = chunkSize(in.line(), call)) {
-                if (all.size() + size > MAX_ANSWER_BYTES) {
-                    throw tooLarge(call);
-                }
-                all.write(in.bytes((int) size));
-                in.line();
-            }
-            body = all.toByteArray();
-        }
-        else if (length >= 0) {
-            if (length > MAX_ANSWER_BYTES) {
-                throw tooLarge(call);
-            }
-            body = in.bytes((int) length);
-        }
-        else {
-            body = in.rest();
-        }
-        return new Answer(status, body, retryAfter);
-    }
-
-    private static long parseLength(String value, String call)
-            throws ApiCallException
-    {
-        if (!value.matches("[0-9]{1,18}")) {
-            throw new ApiCallException("response", call + ": a Content-Length that is not a number: " + Printable.quoted(shortened(value)));
-        }
-        return Long.parseLong(value);
-    }
-
-    private static long chunkSize(String line, String call)
-            throws ApiCallException
-    {
-        String size = line.split(";", 2)[0].trim();
-        if (!size.matches("[0-9a-fA-F]{1,8}")) {
-            throw new ApiCallException("response", call + ": a chunk size that is not one: " + Printable.quoted(shortened(line)));
-        }
-        return Long.parseLong(size, 16);
-    }
-
-    private static ApiCallException tooLarge(String call)
-    {
-        return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
-    }
-
-    /** Reads from the socket with the time left before the deadline as each read's timeout, and no more than it may hold. */
-    private final class Bounded
-    {
-        private final SSLSocket socket;
-        private final InputStream in;
-        private final long end;
-        private final String call;
-        private int headBytes;
-
-        Bounded(SSLSocket socket, long end, String call)
-                throws IOException
-        {
-            this.socket = socket;
-            this.in = socket.getInputStream();
-            this.end = end;
-            this.call = call;
-        }
-
-        private int next()
-                throws IOException, ApiCallException
-        {
-            socket.setSoTimeout(remainingMillis(end, call));
-            return in.read();
-        }
-
-        /** A line of the head or of a chunked body, without its CRLF. */
-        String line()
-                throws IOException, ApiCallException
-        {
-            StringBuilder line = new StringBuilder();
-            while (true) {
-                int b = next();
-                if (b < 0) {
-                    throw new ApiCallException("connection", call + ": the answer ended early");
-                }
-                if (++headBytes > MAX_HEAD_BYTES) {
-                    throw new ApiCallException("too large", call + ": the answer's head is larger than " + MAX_HEAD_BYTES / 1024 + " KiB; not read");
-                }
-                if (b == '\n') {
-                    int last = line.length() - 1;
-                    return last >= 0 && line.charAt(last) == '\r' ? line.substring(0, last) : line.toString();
-                }
-                line.append((char) b);
-            }
-        }
-
-        byte[] bytes(int n)
-                throws IOException, ApiCallException
-        {
-            byte[] out = new byte[n];
-            int done = 0;
-            while (done < n) {
-                socket.setSoTimeout(remainingMillis(end, call));
-                int read = in.read(out, done, n - done);
-                if (read < 0) {
-                    throw new ApiCallException("connection", call + ": the answer ended early");
-                }
-                done += read;
-            }
-            return out;
-        }
-
-        byte[] rest()
-                throws IOException, ApiCallException
-        {
-            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
-            byte[] buffer = new byte[8192];
-            while (true) {
-                socket.setSoTimeout(remainingMillis(end, call));
-                int read = in.read(buffer);
-                if (read < 0) {
-                    return all.toByteArray();
-                }
-                if (all.size() + read > MAX_ANSWER_BYTES) {
-                    throw tooLarge(call);
-                }
-                all.write(buffer, 0, read);
-            }
-        }
-    }
-
-    /** The time left before the deadline, as a socket timeout (which 0 would make endless). */
-    private int remainingMillis(long end, String call)
-            throws ApiCallException
-    {
-        long left = TimeUnit.NANOSECONDS.toMillis(end - clock.nanoTime());
-        if (left <= 0) {
-            throw new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms");
-        }
-        return (int) Math.min(left, Integer.MAX_VALUE);
     }
 
     private String token()
