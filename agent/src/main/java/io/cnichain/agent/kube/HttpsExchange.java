@@ -226,7 +226,7 @@ final class HttpsExchange
     byte[] rest()
             throws IOException, ApiCallException
     {
-        java.io.ByteArrayOutputStream all = new ByteArrayOutputStream();
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
         byte[] buffer = new byte[8192];
         while (true) {
             socket.setSoTimeout(remainingMillis(end, clock, call));
