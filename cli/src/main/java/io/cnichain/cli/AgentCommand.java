@@ -84,6 +84,12 @@ abstract class AgentCommand
         return new Engine(config, registry(config), new AtomicFileWriter(), NodeRuntime.placement(config));
     }
 
+    /** The running agent's engine: the node's runtime read by a child process, which leaves no TLS stack in the agent. */
+    Engine agentEngine(AgentConfig config)
+    {
+        return new Engine(config, registry(config), new AtomicFileWriter(), NodeRuntime.placement(config, io.cnichain.agent.kube.ChildAttempt.launcher()));
+    }
+
     /**
      * The plugin's kubeconfig names the API server, whose address Kubernetes gives every pod: without it (as when run
      * on a host) the kubeconfig cannot be written. Said at once, as a configuration error, with the way to run

@@ -39,6 +39,7 @@ import java.util.Optional;
                 DetectCommand.class,
                 AdaptersCommand.class,
                 DemoCommand.class,
+                ApiCommand.class,
                 CommandLine.HelpCommand.class},
         footerHeading = "%n",
         footer = {

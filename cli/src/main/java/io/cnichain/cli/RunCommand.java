@@ -29,6 +29,6 @@ final class RunCommand
     {
         AgentConfig config = loadConfig();
         requireApiServerForKubeconfig(config);
-        return new Agent(engine(config)).run();
+        return new Agent(agentEngine(config)).run();
     }
 }

@@ -34,15 +34,37 @@ public final class NodeRuntime
      */
     public static PlacementDecision placement(AgentConfig config)
     {
+        return placement(config, Optional.empty());
+    }
+
+    /**
+     * @param launcher the distribution's launcher, for the running agent: the read is made by a child process
+     *                 ({@link ChildAttempt}), so that the agent holds no TLS stack afterwards
+     */
+    public static PlacementDecision placement(AgentConfig config, Optional<java.nio.file.Path> launcher)
+    {
         return switch (config.placement()) {
             case PATCH -> PlacementDecision.configured(Placement.PATCH).orElseThrow();
             case AUTO -> {
-                Reported reported = read(config);
+                Reported reported = read(config, launcher);
                 yield reported.version().map(PlacementDecision::forRuntime).orElseGet(() -> PlacementDecision.runtimeUnknown(reported.whyUnknown()));
             }
-            case DROP_IN -> read(config).version().map(PlacementDecision::dropInOn)
+            case DROP_IN -> read(config, launcher).version().map(PlacementDecision::dropInOn)
                     .orElseGet(() -> PlacementDecision.configured(Placement.DROP_IN).orElseThrow());
         };
+    }
+
+    /** One read, in this process: the Node's {@code status.nodeInfo.containerRuntimeVersion}, shortened for the log. */
+    public static String version(KubeApiClient client, String node)
+            throws ApiCallException
+    {
+        String path = "/api/v1/nodes/" + node;
+        JsonNode version = client.get(path, HINT).path("status").path("nodeInfo").path("containerRuntimeVersion");
+        if (!version.isTextual()) {
+            throw new ApiCallException("response", "GET " + path + ": the Node has no status.nodeInfo.containerRuntimeVersion");
+        }
+        // Shortened: a value that long names no runtime, and it goes into the log and detect's output.
+        return KubeApiClient.shortened(version.asText());
     }
 
     /**
@@ -51,7 +73,7 @@ public final class NodeRuntime
      */
     private record Reported(Optional<String> version, String whyUnknown) {}
 
-    private static Reported read(AgentConfig config)
+    private static Reported read(AgentConfig config, Optional<java.nio.file.Path> launcher)
     {
         Optional<String> node = config.nodeTaint().nodeName();
         ApiServerSettings api = config.apiServer();
@@ -68,16 +90,12 @@ public final class NodeRuntime
         if (!missing.isEmpty()) {
             return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
-        String path = "/api/v1/nodes/" + node.get();
+        KubeApiClient client = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, Clock.SYSTEM);
+        Attempt<String> attempt = launcher.isPresent()
+                ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
+                : () -> version(client, node.get());
         try {
-            JsonNode answer = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, Clock.SYSTEM)
-                    .get(path, HINT);
-            JsonNode version = answer.path("status").path("nodeInfo").path("containerRuntimeVersion");
-            if (!version.isTextual()) {
-                return unknown("GET " + path + ": the Node has no status.nodeInfo.containerRuntimeVersion");
-            }
-            // Shortened: a value that long names no runtime, and it goes into the log and detect's output.
-            return new Reported(Optional.of(KubeApiClient.shortened(version.asText())), "");
+            return new Reported(Optional.of(attempt.run()), "");
         }
         catch (ApiCallException e) {
             return unknown(e.getMessage());

@@ -19,7 +19,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.Optional;
 import java.util.SplittableRandom;
 
 import static java.util.Objects.requireNonNull;
@@ -43,82 +42,82 @@ public final class PluginToken
      */
     static final long LIFETIME_SECONDS = 3600;
 
-    private final KubeApiClient client;
-    private final PodIdentity pod;
-    private final String account;
-    private final Path file;
+    private final Attempt<Duration> attempt;
+    private final String subject;
     private final Clock clock;
     private final Backoff backoff;
     private String lastError = "";
     private volatile String state = "not requested yet";
 
     /**
-     * @param account the plugin's service account, in the agent's namespace
-     * @param file    where the token goes
+     * @param attempt one request of the token, which writes it and says when to renew it ({@link #request})
+     * @param subject the account, for messages ({@code NAMESPACE/NAME})
      */
-    public PluginToken(KubeApiClient client, PodIdentity pod, String account, Path file, Clock clock)
+    public PluginToken(Attempt<Duration> attempt, String subject, Clock clock)
     {
-        this.client = requireNonNull(client, "client is null");
-        this.pod = requireNonNull(pod, "pod is null");
-        this.account = requireNonNull(account, "account is null");
-        this.file = requireNonNull(file, "file is null");
+        this.attempt = requireNonNull(attempt, "attempt is null");
+        this.subject = requireNonNull(subject, "subject is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
+    }
+
+    /**
+     * One request, in this process: the token asked for, bound to the node, and written to {@code file}.
+     *
+     * @param account the plugin's service account, in the agent's namespace
+     * @return when to ask again: four fifths of the lifetime the answer gives, at least a minute
+     */
+    public static Duration request(KubeApiClient client, PodIdentity pod, String account, Path file)
+            throws ApiCallException
+    {
+        String path = "/api/v1/namespaces/" + pod.namespace() + "/serviceaccounts/" + account + "/token";
+        ObjectNode request = CniJson.nodes().objectNode().put("apiVersion", "authentication.k8s.io/v1").put("kind", "TokenRequest");
+        ObjectNode spec = request.putObject("spec").put("expirationSeconds", LIFETIME_SECONDS);
+        spec.putObject("boundObjectRef").put("apiVersion", "v1").put("kind", "Node").put("name", pod.node());
+        JsonNode answer = client.create(path, CniJson.compact(request), new KubeApiClient.Hint(" (the agent's Role must allow create on "
+                + "serviceaccounts/token named " + account + ")", " (the service account " + account + " must exist in namespace " + pod.namespace() + ")"));
+        String token = answer.path("status").path("token").asText("");
+        if (token.isEmpty()) {
+            throw new ApiCallException("response", "POST " + path + ": the answer holds no status.token");
+        }
+        try {
+            write(file, token);
+        }
+        catch (IOException e) {
+            throw new ApiCallException("file", file + ": cannot write the plugin's token: " + e.getMessage());
+        }
+        return renewIn(answer.path("status").path("expirationTimestamp").asText(""));
     }
 
     /** Where it stands, for {@code /readyz}'s detail. */
     public String describe()
     {
-        return "the plugin's token (service account " + pod.namespace() + "/" + account + "): " + state;
+        return "the plugin's token (service account " + subject + "): " + state;
     }
 
     @Override
     public KubeWork.Next run(long now)
     {
-        String path = "/api/v1/namespaces/" + pod.namespace() + "/serviceaccounts/" + account + "/token";
         try {
-            JsonNode answer = client.create(path, request(), new KubeApiClient.Hint(" (the agent's Role must allow create on serviceaccounts/token named "
-                    + account + ")", " (the service account " + account + " must exist in namespace " + pod.namespace() + ")"));
-            String token = answer.path("status").path("token").asText("");
-            if (token.isEmpty()) {
-                throw new ApiCallException("response", "POST " + path + ": the answer holds no status.token");
-            }
-            write(token);
-            Duration renewIn = renewIn(answer.path("status").path("expirationTimestamp").asText(""));
+            Duration renewIn = attempt.run();
             backoff.succeeded(now);
             if (!lastError.isEmpty() || state.startsWith("not")) {
-                log.info("Got the plugin's token for service account {}/{}, bound to node {}; the kubeconfig holds it from now on, renewed in {} s",
-                        pod.namespace(), account, pod.node(), renewIn.toSeconds());
+                log.info("Got the plugin's token for service account {}, bound to this node; the kubeconfig holds it from now on, renewed in {} s",
+                        subject, renewIn.toSeconds());
             }
             lastError = "";
             state = "renewed in " + renewIn.toSeconds() + " s";
             return new KubeWork.Next.At(clock.nanoTime() + renewIn.toNanos());
         }
         catch (ApiCallException e) {
-            return failed(now, e.kind(), e.getMessage());
+            Duration wait = backoff.failed(now).orElseThrow();
+            if (!e.kind().equals(lastError)) {
+                log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", e.getMessage());
+                lastError = e.kind();
+            }
+            state = "not had yet: " + e.getMessage() + " (again in " + wait.toMillis() / 1000.0 + " s)";
+            return new KubeWork.Next.At(now + wait.toNanos());
         }
-        catch (IOException e) {
-            return failed(now, "file", file + ": cannot write the plugin's token: " + e.getMessage());
-        }
-    }
-
-    private KubeWork.Next failed(long now, String kind, String message)
-    {
-        Duration wait = backoff.failed(now).orElseThrow();
-        if (!kind.equals(lastError)) {
-            log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", message);
-            lastError = kind;
-        }
-        state = "not had yet: " + message + " (again in " + wait.toMillis() / 1000.0 + " s)";
-        return new KubeWork.Next.At(now + wait.toNanos());
-    }
-
-    private String request()
-    {
-        ObjectNode request = CniJson.nodes().objectNode().put("apiVersion", "authentication.k8s.io/v1").put("kind", "TokenRequest");
-        ObjectNode spec = request.putObject("spec").put("expirationSeconds", LIFETIME_SECONDS);
-        spec.putObject("boundObjectRef").put("apiVersion", "v1").put("kind", "Node").put("name", pod.node());
-        return CniJson.compact(request);
     }
 
     /** Four fifths of the lifetime the answer gives (by its expiry, not by what was asked), at least a minute. */
@@ -136,7 +135,7 @@ public final class PluginToken
     }
 
     /** Atomically, readable by root only: the loop sees one complete token or the previous one. */
-    private void write(String token)
+    private static void write(Path file, String token)
             throws IOException
     {
         Path directory = file.getParent();
@@ -146,16 +145,5 @@ public final class PluginToken
         Files.write(Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
                 token.getBytes(StandardCharsets.US_ASCII), StandardOpenOption.WRITE);
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    /** @return the file the token goes to */
-    public Path file()
-    {
-        return file;
-    }
-
-    Optional<String> lastError()
-    {
-        return lastError.isEmpty() ? Optional.empty() : Optional.of(lastError);
     }
 }

@@ -1,6 +1,5 @@
 package io.cnichain.agent.kube;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.core.json.CniJson;
 import org.slf4j.Logger;
@@ -18,10 +17,10 @@ import static java.util.Objects.requireNonNull;
  * position first: another controller's change in between makes it fail (422) rather than be lost, and the node is read
  * again.
  *
- * <p>Before its first patch it checks that its right to patch Nodes is fenced: a dry run of a change the fence must
+ * <p>Before it patches, each try checks that its right to patch Nodes is fenced: a dry run of a change the fence must
  * deny (a label on its own Node). Allowed, the fence is missing (no ValidatingAdmissionPolicy, or its binding's
  * parameter gone) and it removes nothing, saying so; the right is then as wide as RBAC's, and a lost node's root could
- * use it on any Node.
+ * use it on any Node. A try starts only while the agent is ready.
  */
 public final class StartupTaint
         implements KubeWork.Task
@@ -34,7 +33,39 @@ public final class StartupTaint
     private static final Backoff.Policy FENCE = new Backoff.Policy(Duration.ofSeconds(30), Duration.ofMinutes(10), 0.5, 0, Duration.ZERO);
     private static final String FENCE_LABEL = "cni-chain.io~1fence-check";
 
-    private final KubeApiClient client;
+    /** How a try ended. */
+    public enum Lifted
+    {
+        /** The taints with the key were removed. */
+        REMOVED,
+        /** The node has no taint with the key. */
+        ABSENT,
+        /** The fence's dry run was admitted: nothing was patched. */
+        FENCE_MISSING
+    }
+
+    /**
+     * @param lifted how it ended
+     * @param taints the taints removed, as kubectl writes them, for {@link Lifted#REMOVED}
+     */
+    public record Result(Lifted lifted, String taints)
+    {
+        /** As a child prints it: {@code LIFTED} or {@code LIFTED:taints}. */
+        @Override
+        public String toString()
+        {
+            return taints.isEmpty() ? lifted.name() : lifted.name() + ":" + taints;
+        }
+    }
+
+    /** A child's value ({@link Result#toString()}) as the result it was. */
+    public static Result parse(String value)
+    {
+        int colon = value.indexOf(':');
+        return colon < 0 ? new Result(Lifted.valueOf(value), "") : new Result(Lifted.valueOf(value.substring(0, colon)), value.substring(colon + 1));
+    }
+
+    private final Attempt<Result> attempt;
     private final String node;
     private final String key;
     private final Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
@@ -42,17 +73,38 @@ public final class StartupTaint
     private volatile boolean ready;
     private volatile String state;
     private volatile boolean removed;
-    private boolean fenced;
     private String lastError = "";
     private int failures;
 
-    public StartupTaint(KubeApiClient client, String node, String key)
+    public StartupTaint(Attempt<Result> attempt, String node, String key)
     {
-        this.client = requireNonNull(client, "client is null");
+        this.attempt = requireNonNull(attempt, "attempt is null");
         this.node = requireNonNull(node, "node is null");
         this.key = requireNonNull(key, "key is null");
         this.state = "kept until the agent is ready";
         log.info("Taint {} stays on node {} until the chained plugin is in place", key, node);
+    }
+
+    /** One try, in this process: the fence's dry run, then the node read and patched, again if another changed it between. */
+    public static Result lift(KubeApiClient client, String node, String key)
+            throws ApiCallException
+    {
+        String path = "/api/v1/nodes/" + node;
+        KubeApiClient.Hint hint = new KubeApiClient.Hint(" (the agent's ClusterRole must allow get and patch on nodes)",
+                " (NODE_NAME must be the node's name, from the downward API)");
+        if (!client.deniedByAdmission(path, "[{\"op\":\"add\",\"path\":\"/metadata/labels/" + FENCE_LABEL + "\",\"value\":\"x\"}]", hint)) {
+            return new Result(Lifted.FENCE_MISSING, "");
+        }
+        for (int reread = 0; reread < 5; reread++) {
+            NodeTaints taints = NodeTaints.withKey(client.get(path, hint), key);
+            if (taints.isEmpty()) {
+                return new Result(Lifted.ABSENT, "");
+            }
+            if (client.jsonPatch(path, CniJson.compact(taints.removal()), hint) == 200) {
+                return new Result(Lifted.REMOVED, taints.describe());
+            }
+        }
+        throw new ApiCallException("conflict", "PATCH " + path + ": the node's taints changed under every patch of 5");
     }
 
     /** Told after every pass: the taint goes only while the agent is ready. */
@@ -77,20 +129,16 @@ public final class StartupTaint
     public KubeWork.Next run(long now)
     {
         if (!ready) {
-            if (failures > 0 || fenced) {
+            if (failures > 0) {
                 log.info("Agent not ready any more; taint {} stays on node {} until it is", key, node);
             }
             state = "kept until the agent is ready";
             return new KubeWork.Next.WhenWoken();
         }
-        String path = "/api/v1/nodes/" + node;
-        KubeApiClient.Hint hint = new KubeApiClient.Hint(" (the agent's ClusterRole must allow get and patch on nodes)",
-                " (NODE_NAME must be the node's name, from the downward API)");
         try {
-            if (!fenced) {
-                boolean denied = client.deniedByAdmission(path, "[{\"op\":\"add\",\"path\":\"/metadata/labels/" + FENCE_LABEL + "\",\"value\":\"x\"}]",
-                        hint);
-                if (!denied) {
+            Result result = attempt.run();
+            switch (result.lifted()) {
+                case FENCE_MISSING -> {
                     Duration wait = fenceBackoff.failed(now).orElseThrow();
                     String why = "not removed: the fence around this right is missing (a dry run of a label change on node " + node + " was allowed; "
                             + "install the ValidatingAdmissionPolicy cni-chain-node-taint and its binding, Kubernetes 1.30 or later)";
@@ -100,27 +148,16 @@ public final class StartupTaint
                     state = why;
                     return new KubeWork.Next.At(now + wait.toNanos());
                 }
-                fenced = true;
-                log.info("The fence around the start-up taint's remover is in place (a dry run of a label change on node {} was denied)", node);
-            }
-            for (int reread = 0; reread < 5; reread++) {
-                JsonNode current = client.get(path, hint);
-                NodeTaints taints = NodeTaints.withKey(current, key);
-                if (taints.isEmpty()) {
+                case ABSENT -> {
                     log.info("Node {} has no taint {} (already removed, or registered without it); nothing to do", node, key);
                     return done("not present, nothing to remove");
                 }
-                if (!ready) {
-                    return new KubeWork.Next.WhenWoken();
-                }
-                if (client.jsonPatch(path, CniJson.compact(taints.removal()), hint) == 200) {
-                    log.info("Removed taint {} from node {}; pods can be scheduled on it{}", taints.describe(), node,
-                            failures == 0 ? "" : " (after " + failures + " failed attempt" + (failures == 1 ? ")" : "s)"));
+                default -> {
+                    log.info("Removed taint {} from node {} (its fence is in place: a dry run of a label change was denied); pods can be scheduled on "
+                            + "it{}", result.taints(), node, failures == 0 ? "" : " (after " + failures + " failed attempt" + (failures == 1 ? ")" : "s)"));
                     return done("removed");
                 }
-                log.debug("The taints of node {} changed since they were read; reading them again", node);
             }
-            throw new ApiCallException("conflict", "PATCH " + path + ": the node's taints changed under every patch of 5");
         }
         catch (ApiCallException e) {
             failures++;

@@ -4,6 +4,9 @@ import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.UninstallReport;
+import io.cnichain.agent.kube.Attempt;
+import io.cnichain.agent.kube.ChildAttempt;
+import io.cnichain.agent.kube.KubeApiClient;
 import io.cnichain.agent.kube.KubeWork;
 import io.cnichain.agent.kube.PluginToken;
 import io.cnichain.agent.kube.StartupTaint;
@@ -11,6 +14,7 @@ import io.cnichain.agent.shutdown.ShutdownDecider;
 import io.cnichain.agent.shutdown.ShutdownDecision;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.KubeconfigSettings;
+import io.cnichain.core.config.PodIdentity;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -37,6 +41,8 @@ public final class Agent
     private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
     /** Each call to the API server while the agent runs, from its connect to its answer's last byte. */
     private static final java.time.Duration CALL_DEADLINE = java.time.Duration.ofSeconds(10);
+    /** A child that makes such calls: its JVM's start, then its calls. */
+    private static final java.time.Duration CHILD_DEADLINE = java.time.Duration.ofSeconds(40);
 
     private final Engine engine;
     private final AgentConfig config;
@@ -187,8 +193,12 @@ public final class Agent
         if (!config.nodeTaint().enabled()) {
             return Optional.empty();
         }
-        return Optional.of(new StartupTaint(ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM), config.nodeTaint().nodeName()
-                .orElseThrow(), config.nodeTaint().key()));
+        String node = config.nodeTaint().nodeName().orElseThrow();
+        KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
+        Attempt<StartupTaint.Result> attempt = ChildAttempt.launcher()
+                .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("lift-taint", config), StartupTaint::parse, CHILD_DEADLINE))
+                .orElse(() -> StartupTaint.lift(client, node, config.nodeTaint().key()));
+        return Optional.of(new StartupTaint(attempt, node, config.nodeTaint().key()));
     }
 
     /** The plugin's own token, when {@code kubeconfig.serviceAccount} names its account and the agent knows its pod. */
@@ -213,8 +223,12 @@ public final class Agent
                     .getParent(), e.getMessage());
             return Optional.empty();
         }
-        return Optional.of(new PluginToken(ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM), config.run().pod().get(),
-                account.get(), KubeconfigSettings.REQUESTED_TOKEN, Clock.SYSTEM));
+        KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
+        PodIdentity pod = config.run().pod().get();
+        Attempt<java.time.Duration> attempt = ChildAttempt.launcher()
+                .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("plugin-token", config), java.time.Duration::parse, CHILD_DEADLINE))
+                .orElse(() -> PluginToken.request(client, pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
+        return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get(), Clock.SYSTEM));
     }
 
     /** How often a node without an inotify instance is looked at again, and an instance asked for. */

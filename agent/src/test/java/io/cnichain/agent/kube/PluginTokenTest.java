@@ -71,7 +71,8 @@ class PluginTokenTest
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         assertThat(Duration.ofNanos(next - clock.nanoTime())).as("four fifths of an hour").isBetween(Duration.ofMinutes(47), Duration.ofMinutes(49));
         assertThat(token.describe()).contains("cni-chain/cni-chain-plugin").contains("renewed in");
-        assertThat(CapturedLog.lines()).anyMatch(line -> line.startsWith("INFO Got the plugin's token for service account cni-chain/cni-chain-plugin"));
+        assertThat(CapturedLog.lines()).anyMatch(line -> line.startsWith("INFO Got the plugin's token for service account cni-chain/cni-chain-plugin, bound to "
+                + "this node"));
 
         clock.advance(Duration.ofMinutes(49));
         work.awaitRuns(2, WAIT);
@@ -102,6 +103,6 @@ class PluginTokenTest
     {
         KubeApiClient client = new KubeApiClient("127.0.0.1", server.port(), dir.resolve("serviceaccount/token"), dir.resolve("serviceaccount/ca.crt"),
                 Duration.ofSeconds(5), clock);
-        return new PluginToken(client, POD, "cni-chain-plugin", file, clock);
+        return new PluginToken(() -> PluginToken.request(client, POD, "cni-chain-plugin", file), "cni-chain/cni-chain-plugin", clock);
     }
 }

@@ -81,8 +81,8 @@ class StartupTaintTest
         assertThat(server.node().at("/spec/taints")).as("the kubelet's taint kept").isEqualTo(json("[" + KUBELETS + "]"));
         assertThat(taint.removedGauge()).isEqualTo(1);
         assertThat(taint.describe()).endsWith(": removed");
-        assertThat(lines()).contains("INFO Removed taint cni-chain.io/not-ready=true:NoSchedule, cni-chain.io/not-ready:NoExecute from node node-1; "
-                + "pods can be scheduled on it");
+        assertThat(lines()).contains("INFO Removed taint cni-chain.io/not-ready=true:NoSchedule, cni-chain.io/not-ready:NoExecute from node node-1 "
+                + "(its fence is in place: a dry run of a label change was denied); pods can be scheduled on it");
     }
 
     @Test
@@ -127,15 +127,16 @@ class StartupTaintTest
         clock.advance(Duration.ofSeconds(7));
         work.awaitRuns(4, WAIT);
 
-        assertThat(server.requests()).extracting(Request::method).containsExactly("PATCH", "GET", "GET", "GET", "GET", "PATCH");
+        assertThat(server.requests()).extracting(Request::method).as("each try checks the fence first")
+                .containsExactly("PATCH", "GET", "PATCH", "GET", "PATCH", "GET", "PATCH", "GET", "PATCH");
         assertThat(taint.removedGauge()).isEqualTo(1);
         assertThat(lines()).filteredOn(line -> line.startsWith("WARN")).as("once per kind of error").containsExactly(
                 "WARN Cannot remove taint cni-chain.io/not-ready from node node-1 yet, retrying with back-off: "
                         + "GET /api/v1/nodes/node-1: HTTP 500 Internal error occurred: etcdserver: request timed out",
                 "WARN Cannot remove taint cni-chain.io/not-ready from node node-1 yet, retrying with back-off: "
                         + "GET /api/v1/nodes/node-1: HTTP 429 Too many requests, please try again later.; Retry-After 7.0 s");
-        assertThat(lines()).contains("INFO Removed taint cni-chain.io/not-ready=true:NoSchedule from node node-1; pods can be scheduled on it "
-                + "(after 3 failed attempts)");
+        assertThat(lines()).contains("INFO Removed taint cni-chain.io/not-ready=true:NoSchedule from node node-1 (its fence is in place: a dry run "
+                + "of a label change was denied); pods can be scheduled on it (after 3 failed attempts)");
     }
 
     @Test
@@ -168,7 +169,8 @@ class StartupTaintTest
 
         server.close();
         server = FakeApiServer.start(TestCertificates.shared().server(), node(KUBELETS), "token-1");
-        StartupTaint again = new StartupTaint(client(), NODE, KEY);
+        KubeApiClient client = client();
+        StartupTaint again = new StartupTaint(() -> StartupTaint.lift(client, NODE, KEY), NODE, KEY);
         again.onReadiness(true);
         KubeWork other = new KubeWork(clock);
         try {
@@ -207,7 +209,8 @@ class StartupTaintTest
             throws Exception
     {
         server = FakeApiServer.start(TestCertificates.shared().server(), node(taints), "token-1");
-        return new StartupTaint(client(), NODE, KEY);
+        KubeApiClient client = client();
+        return new StartupTaint(() -> StartupTaint.lift(client, NODE, KEY), NODE, KEY);
     }
 
     /** Each call ends within a second: a call abandoned at close ends by its deadline. */

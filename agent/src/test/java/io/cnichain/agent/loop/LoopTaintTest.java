@@ -43,7 +43,7 @@ class LoopTaintTest
         try (FakeApiServer server = FakeApiServer.start(certificates.server(), apiNode, "token-1")) {
             KubeApiClient client = new KubeApiClient("127.0.0.1", server.port(), node.serviceAccountDir().resolve("token"),
                     node.serviceAccountDir().resolve("ca.crt"), Duration.ofSeconds(5), Clock.SYSTEM);
-            StartupTaint remover = new StartupTaint(client, "node-1", "cni-chain.io/not-ready");
+            StartupTaint remover = new StartupTaint(() -> StartupTaint.lift(client, "node-1", "cni-chain.io/not-ready"), "node-1", "cni-chain.io/not-ready");
             KubeWork kube = new KubeWork(Clock.SYSTEM);
             try (RunningLoop loop = RunningLoop.start(node)) {
                 Agent.attach(remover, kube, loop.status, loop.metrics);
