@@ -33,6 +33,12 @@ public final class Benchmark
             throw new IllegalStateException(settings.dist() + "/bin/cni-chain not found: run `mvn -q -DskipTests package` first");
         }
         Machine machine = Machine.describe();
+        if (settings.only("daemonset")) {
+            System.out.printf("cni-chain benchmark, the chart's configuration: %s%n  java %s (%s)%n", machine.summary(), JavaRuntime.version(settings.javaHome()),
+                    settings.javaHome());
+            DaemonSetMemory.measure(settings);
+            return;
+        }
         Program floor = HostProgram.floor(settings.dist(), settings.javaHome(), benchJar, settings.jvmOptions());
         Program agent = settings.image().isPresent()
                 ? ImageProgram.load(settings.image().get())

@@ -48,6 +48,9 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
               --only idle       only the reaction trials, then the idle (its memory and CPU): no start-ups, storm or scale
               --only periodic   only the periodic check's cost (the agent with periodicCheckSeconds: 1, for --idle seconds)
               --only scale      only the link-chain nodes of 10 and --scale entries (first pass and reaction on each)
+              --only daemonset  only the idle memory in the chart's configuration (a projected --config, the in-cluster
+                                environment, a TLS API stand-in, the chart's probes), in each of its modes and without
+                                API calls, side by side for --idle seconds (not with --image)
               --jvm-option OPT  one JVM option more, for the agent (CNI_CHAIN_JAVA_OPTS) and the floor alike; repeat for
                                 more: to try an option before the launcher gets it (not with --image)
               --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
@@ -83,8 +86,8 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                     jvmOptions.add(value);
                 }
                 case "--only" -> {
-                    if (!java.util.List.of("reaction", "idle", "startup", "periodic", "scale").contains(value)) {
-                        throw new IllegalArgumentException("--only takes reaction, idle, startup, periodic or scale\n" + USAGE);
+                    if (!java.util.List.of("reaction", "idle", "startup", "periodic", "scale", "daemonset").contains(value)) {
+                        throw new IllegalArgumentException("--only takes reaction, idle, startup, periodic, scale or daemonset\n" + USAGE);
                     }
                     only = Optional.of(value);
                 }
