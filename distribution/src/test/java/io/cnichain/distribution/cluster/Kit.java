@@ -113,6 +113,22 @@ final class Kit
         run(script, Duration.ofMinutes(2), "import", work.toString(), archive.toString());
     }
 
+    /** The API server killed (SIGKILL), as a crash or a node's loss takes it; the rest of the cluster goes on. */
+    void stopApiServer()
+            throws IOException
+    {
+        String pid = Files.readString(work.resolve("run/pids/kube-apiserver.pid")).strip();
+        Say.step("kill -9 kube-apiserver (" + pid + ")");
+        Commands.run("kill", "-9", pid).ok();
+    }
+
+    /** {@code kit up} again: it starts what is not running, here the API server, and waits for it. */
+    void startApiServer()
+    {
+        Say.step("kit up (the API server again)");
+        run(script, Duration.ofMinutes(3), "up", work.toString());
+    }
+
     /** {@code kit down --wipe}: every process, mount, bridge, iptables rule and sysctl the kit made is gone after it. */
     @Override
     public void close()
