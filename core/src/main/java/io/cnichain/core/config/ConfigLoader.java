@@ -61,7 +61,7 @@ public final class ConfigLoader
         }
         readEnvironment(env, values);
         readFlags(flags, values);
-        refuseCodeFromTheHost(values);
+        CodeSources.refuseCodeFromOutsideTheImage(values, file);
         warnWhenTheTokenIsReadable(values);
         warnWhenTheTokenTravelsUnprotected(values);
         return assemble(file, digest, values);
@@ -120,35 +120,6 @@ public final class ConfigLoader
     private static <T> void fromFlag(Setting<T> setting, String flag, String text, SettingValues values)
     {
         values.set(setting, new SettingValues.Sourced<>(setting.fromFlag(text), flag));
-    }
-
-    /**
-     * The jars the agent loads and the binaries it copies into the host's bin dir, as root, come from the image. A
-     * directory on the host's side of the mounts (under the host root, or the conf or bin dir) would let whoever can
-     * edit a ConfigMap run code on every node: the adapter jars the agent loads, and every file the bin dir then holds,
-     * which the runtime runs as root for every pod. Refused, naming the setting. Run on a host itself (host root
-     * {@code /}) there is no pod boundary to keep: the configuration is then root's own file.
-     */
-    private static void refuseCodeFromTheHost(SettingValues values)
-    {
-        Path hostRoot = values.value(Settings.HOST_ROOT).normalize();
-        if (hostRoot.getNameCount() == 0) {
-            return;
-        }
-        HostPaths host = new HostPaths(hostRoot);
-        List<Path> hostSide = List.of(hostRoot, host.toContainer(values.value(Settings.CONF_DIR)).normalize(),
-                host.toContainer(values.value(Settings.BIN_DIR)).normalize());
-        for (Setting<Path> setting : List.of(Settings.PLUGINS_DIR, Settings.SOURCE_BIN_DIR)) {
-            SettingValues.Sourced<Path> dir = values.get(setting).orElseThrow();
-            Path normalized = dir.value().normalize();
-            for (Path side : hostSide) {
-                if (normalized.startsWith(side)) {
-                    throw ConfigErrors.bad(dir.source(), setting.yamlKey().orElse(setting.toString()) + " " + dir.value() + " is inside " + side
-                            + ", on the host's side of the mounts: code the agent loads or copies into the bin dir (run as root for every pod) "
-                            + "comes only from the image's own directories");
-                }
-            }
-        }
     }
 
     private static void warnWhenTheTokenIsReadable(SettingValues values)

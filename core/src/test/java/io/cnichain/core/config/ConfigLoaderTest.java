@@ -509,13 +509,30 @@ class ConfigLoaderTest
     {
         Path yaml = java.nio.file.Files.writeString(dir.resolve("cni-chain.yaml"), "pluginsDir: /host/opt/cni/bin\n");
         assertThatThrownBy(() -> ConfigLoader.load(Optional.of(yaml), Map.of(), Map.of()))
-                .hasMessageStartingWith(yaml + ": key 'pluginsDir': pluginsDir /host/opt/cni/bin is inside /host, on the host's side of the mounts")
+                .hasMessageStartingWith(yaml + ": key 'pluginsDir': pluginsDir /host/opt/cni/bin is inside /host, outside the image")
                 .satisfies(e -> assertThat(((io.cnichain.core.CniChainException) e).code()).isEqualTo(io.cnichain.core.ErrorCode.BAD_CONFIG));
         assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of("CONTAINER_CNI_BIN_DIR", "/opt/image/../../host/tmp"), Map.of()))
                 .hasMessageStartingWith("environment variable CONTAINER_CNI_BIN_DIR: sourceBinDir /host/tmp is inside /host");
         assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--plugins-dir", "/mnt/host/etc/cni/net.d/jars",
                 "--host-root", "/mnt/host")))
                 .hasMessageStartingWith("--plugins-dir: pluginsDir /mnt/host/etc/cni/net.d/jars is inside /mnt/host");
+        // Where a path really leads decides: a link, /proc/self/root, the ConfigMap's and the service account's volumes.
+        Path host = java.nio.file.Files.createDirectories(dir.resolve("host/opt/cni/bin"));
+        Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("image-looking"), host);
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of("CONTAINER_CNI_BIN_DIR", link.toString()),
+                Map.of("--host-root", dir.resolve("host").toString())))
+                .hasMessageStartingWith("environment variable CONTAINER_CNI_BIN_DIR: sourceBinDir " + link + " (really " + host + ") is inside " + dir.resolve("host"));
+        Path viaProc = Path.of("/proc/self/root").resolve(Path.of("/").relativize(host));
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", dir.resolve("host").toString(),
+                "--plugins-dir", viaProc.toString())))
+                .hasMessageStartingWith("--plugins-dir: pluginsDir " + viaProc + " (really " + host + ") is inside");
+        java.nio.file.Files.writeString(dir.resolve("other.yaml"), "sourceBinDir: " + dir + "\n");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.of(dir.resolve("other.yaml")), Map.of(), Map.of()))
+                .hasMessageStartingWith(dir.resolve("other.yaml") + ": key 'sourceBinDir': sourceBinDir " + dir + " is inside " + dir + ", outside the image");
+        assertThatThrownBy(() -> ConfigLoader.load(Optional.empty(), Map.of("CONTAINER_CNI_BIN_DIR", "/var/run/secrets/kubernetes.io/serviceaccount"),
+                Map.of()))
+                .hasMessageStartingWith("environment variable CONTAINER_CNI_BIN_DIR: sourceBinDir /var/run/secrets/kubernetes.io/serviceaccount")
+                .hasMessageContaining("is inside /var/run/secrets/kubernetes.io/serviceaccount, outside the image");
         // The image's own directories, and anything on a host run with host root /, are fine.
         assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()).adapters().pluginsDir()).isEqualTo(ConfigLoader.DEFAULT_PLUGINS_DIR);
         assertThat(ConfigLoader.load(Optional.empty(), Map.of(), Map.of("--host-root", "/", "--plugins-dir", "/opt/cni/bin/jars"))
