@@ -19,6 +19,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import java.util.SplittableRandom;
 
 import static java.util.Objects.requireNonNull;
@@ -31,6 +32,10 @@ import static java.util.Objects.requireNonNull;
  * outlives a rolling update of the agent, so the kubeconfig stays valid while the new agent starts. Each new token is
  * written to a file of the agent's own, which the reconcile loop watches as it watches a volume, and turns into the
  * kubeconfig. A failed request waits on the API server's back-off.
+ *
+ * <p>An API server that cannot bind a token to a Node (Kubernetes before 1.31, or 1.29 and 1.30 without the
+ * {@code ServiceAccountTokenNodeBinding} feature) refuses such a request with 400; the token is then asked for bound by
+ * time alone, and the log says so once.
  */
 public final class PluginToken
         implements KubeWork.Task
@@ -42,18 +47,37 @@ public final class PluginToken
      */
     static final long LIFETIME_SECONDS = 3600;
 
-    private final Attempt<Duration> attempt;
+    /** What one request got: when to ask again, and whether the token dies with the Node object too. */
+    public record Issued(Duration renewIn, boolean boundToNode)
+    {
+        /** As a child prints it: {@code PT48M} or {@code PT48M unbound}. */
+        @Override
+        public String toString()
+        {
+            return boundToNode ? renewIn.toString() : renewIn + " unbound";
+        }
+
+        /** A child's value ({@link #toString()}) as the answer it was. */
+        public static Issued parse(String value)
+        {
+            String[] parts = value.split(" ", 2);
+            return new Issued(Duration.parse(parts[0]), parts.length == 1);
+        }
+    }
+
+    private final Attempt<Issued> attempt;
     private final String subject;
     private final Clock clock;
     private final Backoff backoff;
     private String lastError = "";
     private volatile String state = "not requested yet";
+    private boolean saidUnbound;
 
     /**
      * @param attempt one request of the token, which writes it and says when to renew it ({@link #request})
      * @param subject the account, for messages ({@code NAMESPACE/NAME})
      */
-    public PluginToken(Attempt<Duration> attempt, String subject, Clock clock)
+    public PluginToken(Attempt<Issued> attempt, String subject, Clock clock)
     {
         this.attempt = requireNonNull(attempt, "attempt is null");
         this.subject = requireNonNull(subject, "subject is null");
@@ -65,17 +89,26 @@ public final class PluginToken
      * One request, in this process: the token asked for, bound to the node, and written to {@code file}.
      *
      * @param account the plugin's service account, in the agent's namespace
-     * @return when to ask again: four fifths of the lifetime the answer gives, at least a minute
+     * @return when to ask again (four fifths of the lifetime the answer gives, at least a minute), and how it is bound
      */
-    public static Duration request(KubeApiClient client, PodIdentity pod, String account, Path file)
+    public static Issued request(KubeApiClient client, PodIdentity pod, String account, Path file)
             throws ApiCallException
     {
         String path = "/api/v1/namespaces/" + pod.namespace() + "/serviceaccounts/" + account + "/token";
-        ObjectNode request = CniJson.nodes().objectNode().put("apiVersion", "authentication.k8s.io/v1").put("kind", "TokenRequest");
-        ObjectNode spec = request.putObject("spec").put("expirationSeconds", LIFETIME_SECONDS);
-        spec.putObject("boundObjectRef").put("apiVersion", "v1").put("kind", "Node").put("name", pod.node());
-        JsonNode answer = client.create(path, CniJson.compact(request), new KubeApiClient.Hint(" (the agent's Role must allow create on "
-                + "serviceaccounts/token named " + account + ")", " (the service account " + account + " must exist in namespace " + pod.namespace() + ")"));
+        KubeApiClient.Hint hint = new KubeApiClient.Hint(" (the agent's Role must allow create on serviceaccounts/token named " + account + ")",
+                " (the service account " + account + " must exist in namespace " + pod.namespace() + ")");
+        boolean boundToNode = true;
+        JsonNode answer;
+        try {
+            answer = client.create(path, CniJson.compact(tokenRequest(Optional.of(pod.node()))), hint);
+        }
+        catch (ApiCallException e) {
+            if (!e.kind().equals("HTTP 400")) {
+                throw e;
+            }
+            boundToNode = false;
+            answer = client.create(path, CniJson.compact(tokenRequest(Optional.empty())), hint);
+        }
         String token = answer.path("status").path("token").asText("");
         if (token.isEmpty()) {
             throw new ApiCallException("response", "POST " + path + ": the answer holds no status.token");
@@ -86,7 +119,15 @@ public final class PluginToken
         catch (IOException e) {
             throw new ApiCallException("file", file + ": cannot write the plugin's token: " + e.getMessage());
         }
-        return renewIn(answer.path("status").path("expirationTimestamp").asText(""));
+        return new Issued(renewIn(answer.path("status").path("expirationTimestamp").asText("")), boundToNode);
+    }
+
+    private static ObjectNode tokenRequest(Optional<String> node)
+    {
+        ObjectNode request = CniJson.nodes().objectNode().put("apiVersion", "authentication.k8s.io/v1").put("kind", "TokenRequest");
+        ObjectNode spec = request.putObject("spec").put("expirationSeconds", LIFETIME_SECONDS);
+        node.ifPresent(name -> spec.putObject("boundObjectRef").put("apiVersion", "v1").put("kind", "Node").put("name", name));
+        return request;
     }
 
     /** Where it stands, for {@code /readyz}'s detail. */
@@ -99,11 +140,17 @@ public final class PluginToken
     public KubeWork.Next run(long now)
     {
         try {
-            Duration renewIn = attempt.run();
+            Issued issued = attempt.run();
+            Duration renewIn = issued.renewIn();
             backoff.succeeded(now);
+            if (!issued.boundToNode() && !saidUnbound) {
+                log.warn("The API server cannot bind a token to a Node (Kubernetes before 1.31, or the ServiceAccountTokenNodeBinding feature off): "
+                        + "the plugin's token for service account {} is bound by its hour alone, and outlives this node's deletion until then", subject);
+                saidUnbound = true;
+            }
             if (!lastError.isEmpty() || state.startsWith("not")) {
-                log.info("Got the plugin's token for service account {}, bound to this node; the kubeconfig holds it from now on, renewed in {} s",
-                        subject, renewIn.toSeconds());
+                log.info("Got the plugin's token for service account {}, {}; the kubeconfig holds it from now on, renewed in {} s",
+                        subject, issued.boundToNode() ? "bound to this node" : "bound by time alone", renewIn.toSeconds());
             }
             lastError = "";
             state = "renewed in " + renewIn.toSeconds() + " s";

@@ -225,8 +225,8 @@ public final class Agent
         }
         KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
         PodIdentity pod = config.run().pod().get();
-        Attempt<java.time.Duration> attempt = ChildAttempt.launcher()
-                .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("plugin-token", config), java.time.Duration::parse, CHILD_DEADLINE))
+        Attempt<PluginToken.Issued> attempt = ChildAttempt.launcher()
+                .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("plugin-token", config), PluginToken.Issued::parse, CHILD_DEADLINE))
                 .orElse(() -> PluginToken.request(client, pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
         return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get(), Clock.SYSTEM));
     }

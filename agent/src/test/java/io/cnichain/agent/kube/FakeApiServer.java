@@ -60,6 +60,7 @@ public final class FakeApiServer
     private Optional<CountDownLatch> holdAll = Optional.empty();
     private final List<String> issued = new ArrayList<>();
     private boolean fenced = true;
+    private boolean nodeBinding = true;
     private long version = 100;
     private Optional<String> forbiddenUser = Optional.empty();
 
@@ -185,6 +186,15 @@ public final class FakeApiServer
     public synchronized void fence(boolean present)
     {
         fenced = present;
+    }
+
+    /**
+     * Whether a TokenRequest may bind its token to a Node: without (Kubernetes before 1.31 by default) it is refused
+     * with 400 and the wording of the API server's token registry (pkg/registry/core/serviceaccount/storage/token.go).
+     */
+    public synchronized void nodeBinding(boolean supported)
+    {
+        nodeBinding = supported;
     }
 
     /** The tokens issued by TokenRequest so far, in order. */
@@ -353,6 +363,9 @@ public final class FakeApiServer
     private Answer tokenRequest(Request request)
     {
         JsonNode asked = request.json();
+        if (!nodeBinding && asked.path("spec").path("boundObjectRef").path("kind").asText().equals("Node")) {
+            return failure(400, "BadRequest", "cannot bind token to a Node object as the \"ServiceAccountTokenNodeBinding\" feature-gate is disabled");
+        }
         String token = "plugin-token-" + (issued.size() + 1);
         issued.add(token);
         ObjectNode answer = ((ObjectNode) asked).deepCopy();

@@ -81,6 +81,27 @@ class PluginTokenTest
     }
 
     @Test
+    void whereTheApiServerCannotBindATokenToANodeItAsksForOneBoundByTimeAndSaysSoOnce()
+            throws Exception
+    {
+        Path file = dir.resolve("plugin-token/token");
+        server.nodeBinding(false);
+        work.add(token(file));
+        long next = work.awaitRuns(1, WAIT);
+        assertThat(server.requests()).extracting(request -> request.json().path("spec").has("boundObjectRef")).containsExactly(true, false);
+        assertThat(server.requests().get(1).json().path("spec").path("expirationSeconds").asLong()).isEqualTo(3600);
+        assertThat(Files.readString(file)).isEqualTo("plugin-token-1");
+        clock.advance(Duration.ofNanos(next - clock.nanoTime()));
+        work.awaitRuns(2, WAIT);
+        assertThat(Files.readString(file)).isEqualTo("plugin-token-2");
+        assertThat(CapturedLog.lines()).filteredOn(line -> line.startsWith("WARN The API server cannot bind a token to a Node")).as("said once")
+                .hasSize(1);
+        assertThat(CapturedLog.lines()).anyMatch(line -> line.contains("cni-chain/cni-chain-plugin, bound by time alone"));
+        assertThat(PluginToken.Issued.parse(new PluginToken.Issued(Duration.ofMinutes(48), false).toString()))
+                .as("as a child prints it").isEqualTo(new PluginToken.Issued(Duration.ofMinutes(48), false));
+    }
+
+    @Test
     void aRefusedRequestSaysWhatTheRoleMustAllowAndBacksOff()
             throws Exception
     {
