@@ -37,7 +37,7 @@ class NodeFencesClusterIT
         Await.until(Duration.ofSeconds(60), () -> !taintKeys(cluster, node).contains(TAINT), () -> "the agent did not lift " + TAINT + " from " + node);
         String agentPod = cluster.pods(ChartRelease.NAMESPACE, "app.kubernetes.io/name=cni-chain").get(0);
         assertThat(cluster.agentLog(ChartRelease.NAMESPACE, agentPod)).as("it checked its fence before it acted")
-                .contains("The fence around the start-up taint's remover is in place");
+                .contains("(its fence is in place: a dry run of a label change was denied)");
 
         Kubectl agent = cluster.kubectl().as(podToken(cluster, ChartRelease.NAMESPACE, "cni-chain", "app.kubernetes.io/name=cni-chain"));
         assertThat(agent.ok("auth", "can-i", "patch", "nodes").strip()).as("RBAC grants the patch; admission fences it").isEqualTo("yes");
