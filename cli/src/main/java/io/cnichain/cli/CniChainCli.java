@@ -52,6 +52,8 @@ import java.util.Optional;
                 "The downward API (run): NODE_NAME, POD_NAME, POD_NAMESPACE; on SIGTERM the",
                 "  agent asks whether its DaemonSet still runs here (cleanupOnShutdown auto).",
                 "The start-up taint (run): NODE_TAINT_ENABLED, NODE_TAINT_KEY.",
+                "The plugin's own account, whose token the agent requests for the kubeconfig (run):",
+                "  CNI_CHAIN_PLUGIN_SERVICE_ACCOUNT.",
                 "Where the entry goes: CNI_CHAIN_PLACEMENT (patch, drop-in or auto; --placement).",
                 "",
                 "Exit codes: 0 done (or nothing to do), 1 failed, 2 bad usage or configuration.",

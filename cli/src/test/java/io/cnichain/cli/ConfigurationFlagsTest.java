@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.fail;
 class ConfigurationFlagsTest
 {
     /** The commands that work on a node; they take the flags of every command. */
-    static final List<String> NODE_COMMANDS = List.of("run", "install", "uninstall", "detect", "adapters");
+    static final List<String> NODE_COMMANDS = List.of("run", "install", "uninstall", "detect", "adapters", "api");
 
     /** Options that set no setting of the table, and why. */
     static final Map<String, String> NOT_SETTINGS = Map.of(
@@ -85,7 +85,8 @@ class ConfigurationFlagsTest
             Setting.Flag flag = setting.flag().orElseThrow();
             String value = flag.negates() ? "true" : setting.defaultText().orElseThrow(() -> new AssertionError(setting + " needs a default to try"));
             for (String command : commandsTaking(flag)) {
-                List<String> args = flag.negates() ? List.of(command, flag.name()) : List.of(command, flag.name(), value);
+                List<String> args = new ArrayList<>(command.equals("api") ? List.of("api", "plugin-token") : List.of(command));
+                args.addAll(flag.negates() ? List.of(flag.name()) : List.of(flag.name(), value));
                 Map<String, String> passed = flagsPassed(args);
                 assertThat(passed).as("the flags '%s' passes to the loader for %s", command, args).containsExactly(entry(flag.name(), value));
                 ConfigLoader.load(Optional.empty(), Map.of(), passed);

@@ -230,7 +230,7 @@ class AutoDetectionTest
     private Engine engine(TestNode node, String yaml)
             throws IOException
     {
-        Optional<Path> file = yaml.isEmpty() ? Optional.empty() : Optional.of(Files.writeString(node.root().resolve("cni-chain.yaml"), yaml));
+        Optional<Path> file = yaml.isEmpty() ? Optional.empty() : Optional.of(Files.writeString(Files.createDirectories(node.root().resolve("config")).resolve("cni-chain.yaml"), yaml));
         return new Engine(node.config(file), AdapterRegistry.fromClassLoader(getClass().getClassLoader()));
     }
 

@@ -45,7 +45,7 @@ public final class NodeGolden
     public static NodeGolden start(TestNode node, String yaml, String... goldenDir)
     {
         try {
-            Path file = Files.writeString(node.root().resolve("cni-chain.yaml"), yaml);
+            Path file = Files.writeString(Files.createDirectories(node.root().resolve("config")).resolve("cni-chain.yaml"), yaml);
             Engine engine = new Engine(node.config(Optional.of(file)), AdapterRegistry.fromClassLoader(NodeGolden.class.getClassLoader()));
             return new NodeGolden(node, engine, Golden.resource(goldenDir));
         }
