@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@code ..data} links), the plugin's binary to copy and its kubeconfig to write, the in-cluster environment and a
  * TLS API server ({@link StandInApi}), and the chart's probes ({@code /readyz} every 5 s, {@code /healthz} every 10 s,
  * 2 s each). The modes run side by side, each on its own node, idle for the idle time once patched; every figure is the
- * median over the runs.
+ * median over the runs. Beside the agent's own resident memory at the end, the peak of the agent and its children
+ * together (its calls to the API server run in child processes), sampled every 20 ms from its start: what the
+ * container's memory limit must hold.
  *
  * <pre>java -jar bench/target/cni-chain-bench.jar --only daemonset</pre>
  */
@@ -47,6 +49,7 @@ final class DaemonSetMemory
     {
         Path work = Files.createTempDirectory("cni-chain-bench-daemonset-");
         Map<Mode, List<Double>> rss = new LinkedHashMap<>();
+        Map<Mode, List<Double>> peaks = new LinkedHashMap<>();
         try (StandInApi api = StandInApi.start(settings.javaHome(), work)) {
             for (int run = 1; run <= settings.runs(); run++) {
                 System.out.printf("run %d of %d (load average %s)%n", run, settings.runs(), Machine.loadAverage());
@@ -73,7 +76,9 @@ final class DaemonSetMemory
                     for (Agent agent : agents) {
                         double mib = Proc.rssMib(agent.process.pid(), "VmRSS");
                         rss.computeIfAbsent(agent.mode, m -> new ArrayList<>()).add(mib);
-                        System.out.printf("  %-14s %6.1f MiB resident, %d probes failed%n", agent.mode, mib, agent.failedProbes.get());
+                        peaks.computeIfAbsent(agent.mode, m -> new ArrayList<>()).add(agent.peakMib.get());
+                        System.out.printf("  %-14s %6.1f MiB resident, %6.1f MiB peak with its children, %d probes failed%n", agent.mode, mib,
+                                agent.peakMib.get(), agent.failedProbes.get());
                     }
                 }
                 finally {
@@ -84,12 +89,13 @@ final class DaemonSetMemory
             }
             System.out.printf("%nidle resident memory in the chart's configuration, median of %d run(s), %d s idle (stand-in API server: %d requests)%n",
                     settings.runs(), settings.idleSeconds(), api.requests());
-            System.out.println("| mode | RSS MiB | above no API |");
-            System.out.println("|---|---|---|");
+            System.out.println("| mode | RSS MiB, idle | above no API | peak MiB, with its children |");
+            System.out.println("|---|---|---|---|");
             double base = median(rss.get(Mode.NO_API));
             for (Map.Entry<Mode, List<Double>> entry : rss.entrySet()) {
                 double median = median(entry.getValue());
-                System.out.printf("| %s (%s) | %.1f | %+.1f |%n", entry.getKey(), entry.getKey().description, median, median - base);
+                System.out.printf("| %s (%s) | %.1f | %+.1f | %.1f |%n", entry.getKey(), entry.getKey().description, median, median - base,
+                        median(peaks.get(entry.getKey())));
             }
         }
         finally {
@@ -105,7 +111,8 @@ final class DaemonSetMemory
     }
 
     /** One agent through the launcher, on a node of its own, with the chart's configuration and environment for its mode. */
-    private record Agent(Mode mode, Process process, Node node, Path log, AtomicInteger failedProbes, AtomicBoolean probing)
+    private record Agent(Mode mode, Process process, Node node, Path log, AtomicInteger failedProbes, AtomicBoolean probing,
+            java.util.concurrent.atomic.AtomicReference<Double> peakMib)
     {
         static Agent start(Settings settings, Mode mode, StandInApi api, Path dir)
                 throws IOException
@@ -163,7 +170,11 @@ final class DaemonSetMemory
             Thread prober = new Thread(() -> probe(port, probing, failed), "prober-" + mode);
             prober.setDaemon(true);
             prober.start();
-            return new Agent(mode, process, node, dir.resolve("agent.log"), failed, probing);
+            java.util.concurrent.atomic.AtomicReference<Double> peak = new java.util.concurrent.atomic.AtomicReference<>(0.0);
+            Thread sampler = new Thread(() -> samplePeak(process.toHandle(), probing, peak), "sampler-" + mode);
+            sampler.setDaemon(true);
+            sampler.start();
+            return new Agent(mode, process, node, dir.resolve("agent.log"), failed, probing, peak);
         }
 
         void awaitPatched()
@@ -187,6 +198,30 @@ final class DaemonSetMemory
                 process.destroyForcibly().waitFor();
             }
             node.close();
+        }
+
+        /** The largest sum of the resident memory of the agent and every process under it, as a cgroup would count it. */
+        private static void samplePeak(ProcessHandle agent, AtomicBoolean running, java.util.concurrent.atomic.AtomicReference<Double> peak)
+        {
+            while (running.get() && agent.isAlive()) {
+                double total = 0;
+                for (ProcessHandle process : java.util.stream.Stream.concat(java.util.stream.Stream.of(agent), agent.descendants()).toList()) {
+                    try {
+                        total += Proc.rssMib(process.pid(), "VmRSS");
+                    }
+                    catch (IOException | RuntimeException e) {
+                        // gone between the listing and the read
+                    }
+                }
+                double sum = total;
+                peak.updateAndGet(before -> Math.max(before, sum));
+                try {
+                    Thread.sleep(20);
+                }
+                catch (InterruptedException e) {
+                    return;
+                }
+            }
         }
 
         /** The chart's probes: /readyz every 5 s and /healthz every 10 s, each with a 2 s timeout. */
