@@ -36,6 +36,8 @@ public final class KubeApiClient
     public static final String JSON_PATCH = "application/json-patch+json";
     private static final int MAX_FILE_BYTES = 1024 * 1024;
     private static final int MAX_MESSAGE_CHARS = 300;
+    /** Requests this process has begun to send: the fleet simulation's count of what its agents ask. */
+    private static final java.util.concurrent.atomic.LongAdder SENT = new java.util.concurrent.atomic.LongAdder();
 
     private final String host;
     private final int port;
@@ -183,6 +185,12 @@ public final class KubeApiClient
         }
     }
 
+    /** How many requests this process has begun to send, refused connections included. */
+    public static long requestsSent()
+    {
+        return SENT.sum();
+    }
+
     private record Body(String contentType, String text) {}
 
     private Answer call(String method, String path, Optional<Body> body, Hint hint)
@@ -191,6 +199,7 @@ public final class KubeApiClient
         String token = token();
         byte[] pem = readSmall(caFile, "CA", "the CA certificate");
         String call = method + " " + KubeconfigRenderer.serverUrl("https", host, Integer.toString(port)) + path;
+        SENT.increment();
         try {
             HttpsExchange.Response response = HttpsExchange.exchange(TrustedCa.sslContext(pem, caFile), host, port, request(method, path, token, body),
                     clock.nanoTime() + deadline.toNanos(), clock, call);

@@ -9,11 +9,12 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The API server's own count of what it served ({@code apiserver_request_total}) and its CPU
- * ({@code process_cpu_seconds_total}), read from its {@code /metrics} every few seconds while a step runs. The fleet's
- * requests are the kinds an agent makes (GET of a node, a pod or a DaemonSet, PATCH of a node, a TokenRequest); the
- * kit's own components make some of those too, which a quiet window without agents measures. Counters start again at
- * zero when the API server restarts: each restart's last reading is carried over.
+ * What a step of the fleet asks of the API server, read every few seconds while it runs: the requests the simulated
+ * agents send (counted where they are sent, {@link io.cnichain.agent.kube.KubeApiClient#requestsSent()}), and the API
+ * server's own count of the kinds an agent makes ({@code apiserver_request_total}: GET of a node, a pod or a
+ * DaemonSet, PATCH of a node, a TokenRequest; the kit's own components make some of those too) and its CPU
+ * ({@code process_cpu_seconds_total}). The server's counters start again at zero when it restarts: each restart's last
+ * reading is carried over.
  */
 final class ApiMetrics
 {
@@ -29,7 +30,7 @@ final class ApiMetrics
     }
 
     /** One reading: the fleet's kinds of requests, and the server's CPU seconds. */
-    record Reading(long nanos, double fleet, double cpu) {}
+    record Reading(long nanos, double agents, double fleet, double cpu) {}
 
     /**
      * @param readings  in time order, counters carried over restarts
@@ -37,6 +38,11 @@ final class ApiMetrics
      */
     record Window(List<Reading> readings)
     {
+        double agents()
+        {
+            return readings.get(readings.size() - 1).agents() - readings.get(0).agents();
+        }
+
         double fleet()
         {
             return readings.get(readings.size() - 1).fleet() - readings.get(0).fleet();
@@ -52,14 +58,13 @@ final class ApiMetrics
             return Math.round((readings.get(readings.size() - 1).nanos() - readings.get(0).nanos()) / 1e8) / 10.0;
         }
 
-        /** The fleet's requests a second, the background's rate taken away. */
-        double fleetPerSecond(Window background)
+        /** The agents' requests a second. */
+        double agentsPerSecond()
         {
-            double rate = fleet() / seconds() - background.fleet() / background.seconds();
-            return Math.round(Math.max(0, rate) * 100) / 100.0;
+            return Math.round(agents() / seconds() * 100) / 100.0;
         }
 
-        /** The most requests of the fleet's kinds in any 60 s of the window, a second. */
+        /** The most requests of the agents in any 60 s of the window, a second. */
         double peakMinutePerSecond()
         {
             double peak = 0;
@@ -67,20 +72,21 @@ final class ApiMetrics
                 for (int j = i + 1; j < readings.size(); j++) {
                     double span = (readings.get(j).nanos() - readings.get(i).nanos()) / 1e9;
                     if (span >= 60) {
-                        peak = Math.max(peak, (readings.get(j).fleet() - readings.get(i).fleet()) / span);
+                        peak = Math.max(peak, (readings.get(j).agents() - readings.get(i).agents()) / span);
                         break;
                     }
                 }
             }
             if (peak == 0 && seconds() > 0) {
-                peak = fleet() / Math.max(60, seconds());
+                peak = agents() / Math.max(60, seconds());
             }
             return Math.round(peak * 10) / 10.0;
         }
 
         String row(String step, String outcome)
         {
-            return String.format(Locale.ROOT, "| %s | %.1f | %.0f | %.1f | %.1f | %s |", step, seconds(), fleet(), peakMinutePerSecond(), cpu(), outcome);
+            return String.format(Locale.ROOT, "| %s | %.1f | %.0f | %.1f | %.0f | %.1f | %s |", step, seconds(), agents(), peakMinutePerSecond(), fleet(), cpu(),
+                    outcome);
         }
     }
 
@@ -162,7 +168,8 @@ final class ApiMetrics
             }
             carry.lastFleet = fleet;
             carry.lastCpu = cpu;
-            return java.util.Optional.of(new Reading(System.nanoTime(), carry.fleetBase + fleet, carry.cpuBase + cpu));
+            return java.util.Optional.of(new Reading(System.nanoTime(), io.cnichain.agent.kube.KubeApiClient.requestsSent(), carry.fleetBase + fleet,
+                    carry.cpuBase + cpu));
         }
     }
 

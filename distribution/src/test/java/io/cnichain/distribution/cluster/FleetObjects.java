@@ -77,8 +77,11 @@ final class FleetObjects
             admin.create("/api/v1/nodes", """
                     {"apiVersion":"v1","kind":"Node","metadata":{"name":"%s","labels":{"kubernetes.io/os":"linux","app.kubernetes.io/part-of":"cluster-suite"}},
                      "spec":{"taints":[{"key":"%s","value":"true","effect":"NoSchedule"}]}}""".formatted(name, FleetSimulation.TAINT), HINT);
-            admin.jsonPatch("/api/v1/nodes/" + name + "/status",
-                    "[{\"op\":\"add\",\"path\":\"/status/nodeInfo/containerRuntimeVersion\",\"value\":\"containerd://2.1.5\"}]", HINT);
+            // What a kubelet reports and the scheduler needs to place the DaemonSet's pod there: room, and a runtime.
+            admin.jsonPatch("/api/v1/nodes/" + name + "/status", """
+                    [{"op":"add","path":"/status/nodeInfo/containerRuntimeVersion","value":"containerd://2.1.5"},
+                     {"op":"add","path":"/status/capacity","value":{"cpu":"2","memory":"4Gi","pods":"110"}},
+                     {"op":"add","path":"/status/allocatable","value":{"cpu":"2","memory":"4Gi","pods":"110"}}]""", HINT);
             return null;
         });
         Say.step("fleet: waiting for the DaemonSet's pods on them");
