@@ -1,13 +1,14 @@
 package io.cnichain.agent.loop;
 
-import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.engine.InstallReport;
 import io.cnichain.core.engine.Installer;
+import io.cnichain.core.engine.Prerequisites;
 import io.cnichain.core.fs.linux.FileSystemCalls;
-import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,11 +23,10 @@ import java.util.function.Supplier;
 import static java.util.Objects.requireNonNull;
 
 /**
- * One reconcile pass over the engine's {@link Installer}, in the install order: a fresh look at the node and the
- * adapter's decision; our binaries and our kubeconfig when they may have changed; no file patched while either is
- * missing; then every authoritative file, each through the {@link TargetPatcher}. A request whose files are all our
- * own echo ends before any of that. Keeps what must outlive a pass: whether binaries or kubeconfig still need a
- * look, and what was already said (the adapter in use, its notes, "no primary yet"), so it is said once.
+ * One reconcile pass: a fresh look at the node and the adapter's decision, then the engine's install sequence
+ * ({@link Installer#install}), each file through the {@link TargetPatcher}. A request whose files are all our own echo
+ * ends before any of that. Keeps what must outlive a pass: whether binaries or kubeconfig still need a look, and what
+ * was already said (the adapter in use, its notes, a failure, "no primary yet"), so it is said once.
  */
 final class ReconcilePass
 {
@@ -38,9 +38,10 @@ final class ReconcilePass
     private final EchoFilter echoes;
     private final TargetPatcher patcher;
 
-    private boolean binariesDirty = true;
-    private boolean kubeconfigDirty = true;
-    private boolean active;
+    /** Our kubeconfig and binaries to compare at the next pass: everything at first, then what events named or a failed write left. */
+    private Prerequisites compare = Prerequisites.ALL;
+    private boolean prerequisitesPending;
+    private Set<String> lastFailures = Set.of();
     private boolean saidNoPrimary;
     private String lastAdapter = "";
     private Set<String> lastNotes = Set.of();
@@ -61,19 +62,34 @@ final class ReconcilePass
      */
     Report run(PassRequest request)
     {
-        binariesDirty |= request.binaries() || request.rescanRequested();
-        kubeconfigDirty |= request.kubeconfig() || request.rescanRequested();
+        compare = compare.or(new Prerequisites(request.kubeconfig() || request.rescanRequested(), request.binaries() || request.rescanRequested()));
         // One look at the node per pass, made from what changed since the last one.
         NodeSnapshot snapshot = scanner.snapshot();
         if (!request.configFiles().isEmpty() && !echoes.anyRealChange(request.configFiles(), snapshot, request.wokeNanos())
-                && request.onlyConfigFiles() && !binariesDirty && !kubeconfigDirty) {
+                && request.onlyConfigFiles() && !compare.any()) {
             return new Report(ReconcileResult.ECHO, List.of(), Optional.empty(), snapshot);
         }
         Selection selection = engine.select(snapshot);
         announce(selection, snapshot);
+        for (Path file : request.stableChecks()) {
+            patcher.checkStable(file);
+        }
+        List<TargetPatcher.NotPatched> notPatched = new ArrayList<>();
+        InstallReport installed = installer.install(snapshot, selection, compare, target -> {
+            Optional<TargetPatcher.NotPatched> problem = patcher.patch(target, selection, snapshot, request.firstFileEventNanos());
+            problem.ifPresent(notPatched::add);
+            return new FileOutcome(target.path(), problem.map(TargetPatcher.NotPatched::outcome).orElse(FileOutcome.Result.PATCHED),
+                    problem.map(TargetPatcher.NotPatched::reason).orElse(""), List.of());
+        });
+        compare = installed.owed();
+        prerequisitesPending = !selection.targets().isEmpty() && compare.any();
+        // Each failure said once, when it appears; readiness says it as long as it lasts.
+        Set<String> said = lastFailures;
+        lastFailures = new LinkedHashSet<>(installed.failures());
+        installed.failures().stream().filter(failure -> !said.contains(failure) && !lastNotes.contains(failure)).forEach(failure -> log.error("{}", failure));
         // The adapter failing, or the runtime's file being one we may not write, makes the node not ready; the files
         // that can be patched still are.
-        List<String> notReady = new ArrayList<>(problems(selection));
+        List<String> notReady = new ArrayList<>(installed.failures());
         if (confDirMoved == null) {
             // Asked on every pass that decides: a fresh walk made and took apart a path per name, interpreted, on the reaction's path.
             confDirMoved = engine.config().paths().confDirMovedAgain(FileSystemCalls.get());
@@ -94,7 +110,6 @@ final class ReconcilePass
                         engine.config().paths().confDir());
                 saidNoPrimary = true;
             }
-            active = false;
             List<String> reasons = new ArrayList<>();
             if (engine.hostRootProblem().isPresent()) {
                 reasons.add(engine.hostRootProblem().get());
@@ -103,29 +118,10 @@ final class ReconcilePass
             return report(ReconcileResult.NOTHING, reasons, selection, snapshot);
         }
         saidNoPrimary = false;
-        if (!active) {
-            // Nothing was installed while there was no primary: install everything now.
-            active = true;
-            binariesDirty = true;
-            kubeconfigDirty = true;
-        }
-        installPrerequisites(notReady);
-        Optional<String> missing = installer.missingPrerequisite();
-        if (missing.isPresent()) {
-            log.error("Not patching any configuration: {}", missing.get());
-            notReady.add(missing.get());
-            return report(ReconcileResult.FAILED, notReady, selection, snapshot);
-        }
-        for (Path file : request.stableChecks()) {
-            patcher.checkStable(file);
-        }
         ReconcileResult result = notReady.isEmpty() ? ReconcileResult.OK : ReconcileResult.FAILED;
-        for (ConfigTarget target : selection.targets()) {
-            Optional<TargetPatcher.NotPatched> problem = patcher.patch(target, selection, snapshot, request.firstFileEventNanos());
-            if (problem.isPresent()) {
-                notReady.add(problem.get().reason());
-                result = worse(result, problem.get().result());
-            }
+        for (TargetPatcher.NotPatched problem : notPatched) {
+            notReady.add(problem.reason());
+            result = worse(result, problem.result());
         }
         return report(result, notReady, selection, snapshot);
     }
@@ -133,7 +129,7 @@ final class ReconcilePass
     /** @return whether our binaries or kubeconfig still have to be written (the last try failed) while a primary exists */
     boolean prerequisitesPending()
     {
-        return active && (binariesDirty || kubeconfigDirty);
+        return prerequisitesPending;
     }
 
     /** What fails the pass whatever is patched: the adapter's failure, and a runtime's file we may not write. */
@@ -175,30 +171,6 @@ final class ReconcilePass
         }
         notes.addAll(problems);
         lastNotes = notes;
-    }
-
-    private void installPrerequisites(List<String> notReady)
-    {
-        if (kubeconfigDirty) {
-            try {
-                installer.ensureKubeconfig();
-                kubeconfigDirty = false;
-            }
-            catch (CniChainException e) {
-                log.error("{}", e.getMessage());
-                notReady.add(e.getMessage());
-            }
-        }
-        if (binariesDirty) {
-            try {
-                installer.installBinaries();
-                binariesDirty = false;
-            }
-            catch (CniChainException e) {
-                log.error("{}", e.getMessage());
-                notReady.add(e.getMessage());
-            }
-        }
     }
 
     private static ReconcileResult worse(ReconcileResult a, ReconcileResult b)

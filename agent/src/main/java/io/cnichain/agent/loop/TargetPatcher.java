@@ -74,7 +74,8 @@ final class TargetPatcher
         }
         Optional<WriteLedger.Entry> before = ledger.last(file);
         Optional<Long> undone = ledger.overwrittenSince(file);
-        FileOutcome outcome = installer.patch(target, selection, snapshot);
+        // A file we wrote that needs our entry again lost it to another writer: said so, not as a first write.
+        FileOutcome outcome = installer.patch(target, selection, snapshot, before.map(ours -> "another writer removed it"));
         long written = System.nanoTime();
         if (outcome.result() != FileOutcome.Result.FAILED) {
             writeRetries.succeeded(file);
@@ -233,5 +234,11 @@ final class TargetPatcher
      * @param result {@link ReconcileResult#WAITING} when it may be soon, {@link ReconcileResult#FAILED} when not
      * @param reason one line, for {@code /readyz}
      */
-    record NotPatched(ReconcileResult result, String reason) {}
+    record NotPatched(ReconcileResult result, String reason)
+    {
+        FileOutcome.Result outcome()
+        {
+            return result == ReconcileResult.WAITING ? FileOutcome.Result.WAITING : FileOutcome.Result.FAILED;
+        }
+    }
 }

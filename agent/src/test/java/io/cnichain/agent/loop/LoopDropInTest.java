@@ -34,7 +34,7 @@ class LoopDropInTest
             assertThat(node.read("10-calico.conflist")).isEqualTo(before);
 
             Files.delete(dropIn);
-            loop.awaitCount("Created CNI drop-in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf", 2);
+            loop.awaitLog("Put our entry back in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf: another writer removed it");
             loop.awaitReady();
             assertThat(dropIn).isRegularFile();
 
@@ -42,7 +42,7 @@ class LoopDropInTest
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             loop.awaitLog("New/changed file [/etc/cni/net.d/10-calico.conflist] detected; re-installing");
             loop.barrier();
-            assertThat(loop.count("Created CNI drop-in")).isEqualTo(2);
+            assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf")).isEqualTo(2);
             assertThat(Files.readString(list)).isEqualTo(before);
             assertThat(loop.status.ready()).as(String.valueOf(loop.status.notReady())).isTrue();
         }
@@ -195,10 +195,10 @@ class LoopDropInTest
             other.start();
             try {
                 loop.awaitLog("Backing off: /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf was undone");
-                long created = loop.count("Created CNI drop-in");
+                long created = loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf");
                 Thread.sleep(1000);
                 // Backed off 150 ms doubling to 300 ms: a few writes a second, not one per deletion.
-                assertThat(loop.count("Created CNI drop-in") - created).as("writes in 1 s of fighting").isLessThanOrEqualTo(8);
+                assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf") - created).as("writes in 1 s of fighting").isLessThanOrEqualTo(8);
                 assertThat(loop.status.ready()).isFalse();
             }
             finally {

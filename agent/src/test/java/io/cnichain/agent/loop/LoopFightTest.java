@@ -61,7 +61,7 @@ class LoopFightTest
                     .containsExactly("0.15", "0.3", "0.3");
             // One write per back-off: the revert that came while we waited is counted as the quick revert it was.
             List<String> writesAndSteps = loop.lines("/etc/cni/net.d/05-cilium.conflist").stream()
-                    .filter(line -> line.contains("Created CNI config") || line.contains("Backing off"))
+                    .filter(line -> line.contains("Created CNI config") || line.contains("Put our entry back") || line.contains("Backing off"))
                     .map(line -> line.contains("Backing off") ? "step" : "write")
                     .toList();
             int firstStep = writesAndSteps.indexOf("step");
@@ -89,7 +89,7 @@ class LoopFightTest
                 // The primary's pace, not a wait for the agent: it rewrites well after the quick-revert window.
                 Thread.sleep(2 * FIGHTS.fights().quickRevert().toMillis());
                 node.replaceAtomically("10-flannel.conflist", original);
-                loop.awaitCount("Created CNI config /etc/cni/net.d/10-flannel.conflist", 1 + rewrite);
+                loop.awaitWrites("/etc/cni/net.d/10-flannel.conflist", 1 + rewrite);
                 loop.awaitPatched(file);
             }
             loop.barrier();

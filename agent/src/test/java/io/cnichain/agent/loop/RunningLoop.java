@@ -247,6 +247,17 @@ final class RunningLoop
         return lines(text).size();
     }
 
+    /** @return how many times our entry was written into files whose path starts so: created (a list, a drop-in), or put back */
+    long writes(String path)
+    {
+        return count("Created CNI config " + path) + count("Created CNI drop-in " + path) + count("Put our entry back in " + path);
+    }
+
+    void awaitWrites(String path, long count)
+    {
+        await(() -> writes(path) >= count, () -> "expected " + count + " writes of our entry into " + path);
+    }
+
     void awaitLog(String text)
     {
         awaitCount(text, 1);
