@@ -337,13 +337,13 @@ final class DirectoryWatches
      * Repairs what differs (a watch that followed its directory elsewhere, or ended unseen; a directory made unseen),
      * once the difference is settled: a change whose event may still be on its way is left to that event.
      *
-     * @param settled whether a directory (as the agent sees it) changed long enough ago for its event to have come
-     * @return what was repaired, and whether a difference was left for being too recent
+     * @param settled whether a difference of a directory (as the agent sees it) is settled: seen before, so its event would have come
+     * @return what was repaired, and the directories whose difference was left for the next look
      */
     WatchVerification verify(Predicate<Path> settled)
     {
         List<WatchVerification.Repair> repairs = new ArrayList<>();
-        boolean unsettled = false;
+        Set<Path> unsettled = new LinkedHashSet<>();
         for (Path directory : table.where(entry -> entry.key().isPresent())) {
             WatchedDirectory entry = table.entry(directory);
             Optional<Object> now = WatchTable.fileKey(directory);
@@ -366,7 +366,7 @@ final class DirectoryWatches
                 continue;
             }
             if (!settled.test(directory)) {
-                unsettled = true;
+                unsettled.add(directory);
                 continue;
             }
             table.cancel(entry);
@@ -386,7 +386,7 @@ final class DirectoryWatches
                     repairs.add(new WatchVerification.Repair(directory, "exists but was not watched"));
                 }
                 else {
-                    unsettled = true;
+                    unsettled.add(directory);
                 }
             }
         }

@@ -135,6 +135,8 @@ final class EchoFilter
         }
         else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
             log.info("Detected event: {} {}; the file is gone", kind, path);
+            // A file we wrote deleted undoes our write too (our drop-in, deleted as soon as it appears).
+            ledger.overwrittenAt(path, seenNanos);
         }
         else {
             log.info("Detected event: {} {}: {}", kind, path, entry.problem().orElse(""));

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,10 +33,12 @@ final class EventIntake
     private final WatchService service;
     private final DirectoryWatches watches;
     private final AgentMetrics metrics;
+    private final Clock clock;
 
-    EventIntake(WatchService service, AgentMetrics metrics)
+    EventIntake(WatchService service, AgentMetrics metrics, Clock clock)
     {
         this.service = requireNonNull(service, "service is null");
+        this.clock = requireNonNull(clock, "clock is null");
         this.watches = new DirectoryWatches(service);
         this.metrics = requireNonNull(metrics, "metrics is null");
     }
@@ -83,10 +86,12 @@ final class EventIntake
             first = service.take();
         }
         else {
-            long wait = deadlineNanos.getAsLong() - System.nanoTime();
-            first = wait <= 0 ? service.poll() : service.poll(wait, TimeUnit.NANOSECONDS);
+            first = service.poll();
+            while (first == null && !clock.reached(deadlineNanos.getAsLong())) {
+                first = service.poll(clock.blockNanos(deadlineNanos.getAsLong()), TimeUnit.NANOSECONDS);
+            }
         }
-        long woke = System.nanoTime();
+        long woke = clock.nanoTime();
         List<WatchKey> keys = new ArrayList<>();
         for (WatchKey key = first; key != null; key = service.poll()) {
             keys.add(key);

@@ -28,9 +28,9 @@ final class PassRequest
     }
 
     /** @return the request of the first pass: everything is looked at */
-    static PassRequest startup()
+    static PassRequest startup(long nowNanos)
     {
-        PassRequest request = new PassRequest(System.nanoTime());
+        PassRequest request = new PassRequest(nowNanos);
         request.rescan();
         return request;
     }

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.time.Clock;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.fs.BoundedFileReader;
@@ -34,6 +35,7 @@ final class ReconcileLoop
     private static final Logger log = LoggerFactory.getLogger(ReconcileLoop.class);
 
     private final Engine engine;
+    private final Clock clock;
     private final EventIntake intake;
     private final WatchPlanner planner;
     private final Timers timers = new Timers();
@@ -57,22 +59,24 @@ final class ReconcileLoop
     private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
     /** Directories were armed after the last look: the next pass looks at everything. */
     private boolean rescanOwed;
+    private boolean checkAtOnce;
     private WatchPlan plan;
     private volatile boolean stopping;
 
-    ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy)
+    ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy, Clock clock)
     {
+        this.clock = requireNonNull(clock, "clock is null");
         this.engine = requireNonNull(engine, "engine is null");
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
         requireNonNull(policy, "policy is null");
-        this.intake = new EventIntake(watchService, metrics);
+        this.intake = new EventIntake(watchService, metrics, clock);
         this.planner = new WatchPlanner(engine);
         this.plan = planner.initial();
-        WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()));
+        WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()), clock);
         RetrySchedule retries = new RetrySchedule(policy.retryDelays());
         this.writeRetries = new WriteRetries(RetrySchedule.repeatingLast(policy.writeRetryDelays()), timers);
-        this.patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
+        this.patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics, clock);
         this.scanner = new NodeScanner(engine.config().layout());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
         this.check = new PeriodicCheck(engine.host(), engine.config().paths(), engine.config().plugin().type(), scanner, intake, metrics);
@@ -98,12 +102,12 @@ final class ReconcileLoop
                 log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
                         engine.config().paths().binDir());
             }
-            scheduleWatchRetry(System.nanoTime());
-            reconcile(PassRequest.startup());
+            scheduleWatchRetry(clock.nanoTime());
+            reconcile(PassRequest.startup(clock.nanoTime()));
             if (checkEveryNanos > 0) {
-                nextCheckNanos = System.nanoTime() + checkEveryNanos;
+                nextCheckNanos = clock.nanoTime() + checkEveryNanos;
             }
-            nextGroundNanos = System.nanoTime() + GroundCheck.EVERY_NANOS;
+            nextGroundNanos = clock.nanoTime() + GroundCheck.EVERY_NANOS;
             while (!stopping) {
                 EventIntake.Batch batch = intake.next(nextDeadline());
                 status.wakeUpStarted();
@@ -122,7 +126,7 @@ final class ReconcileLoop
                 if (configDirChanged) {
                     configNotice.get().check();
                 }
-                long now = System.nanoTime();
+                long now = clock.nanoTime();
                 for (Timers.Timer timer : timers.takeDue(now)) {
                     request.timerDue(timer);
                 }
@@ -132,8 +136,9 @@ final class ReconcileLoop
                         log.warn("{}; looking at everything again", moved.get());
                         request.rescan();
                         scanner.changedEverything();
-                        // The check re-arms each watch where its directory is now (a mount hides the old one).
+                        // The check re-arms each watch where its directory is now (a mount hides the old one), at once.
                         nextCheckNanos = now;
+                        checkAtOnce = true;
                     }
                     nextGroundNanos = now + GroundCheck.EVERY_NANOS;
                 }
@@ -233,12 +238,13 @@ final class ReconcileLoop
     private void periodicCheck(PassRequest request, long now)
     {
         boolean atRest = !request.wanted() && timers.nextDueNanos().isEmpty();
-        PeriodicCheck.Outcome outcome = check.run(belief, atRest);
+        PeriodicCheck.Outcome outcome = check.run(belief, atRest, checkAtOnce);
+        checkAtOnce = false;
         if (outcome.repair()) {
             request.rescan();
             scanner.changedEverything();
         }
-        nextCheckNanos = outcome.unsure() ? now + TimeUnit.MILLISECONDS.toNanos(PeriodicCheck.SETTLE_MILLIS)
+        nextCheckNanos = outcome.unsure() ? now + PeriodicCheck.SETTLE.toNanos()
                 : checkEveryNanos > 0 ? now + checkEveryNanos : Long.MAX_VALUE;
     }
 
@@ -265,11 +271,11 @@ final class ReconcileLoop
         status.busy(true);
         try {
             ReconcilePass.Report report = pass.run(request);
-            patcher.scheduleFightWakes(System.nanoTime());
+            patcher.scheduleFightWakes(clock.nanoTime());
             // Binaries or kubeconfig that could not be written are tried again by a timer: what blocks them (a full or
             // read-only filesystem) may clear without any event.
             if (pass.prerequisitesPending()) {
-                writeRetries.failed(engine.config().paths().binDir(), "our binaries and kubeconfig", System.nanoTime());
+                writeRetries.failed(engine.config().paths().binDir(), "our binaries and kubeconfig", clock.nanoTime());
             }
             else {
                 writeRetries.succeeded(engine.config().paths().binDir());
@@ -285,13 +291,13 @@ final class ReconcileLoop
             if (report.selection().isPresent()) {
                 plan = planner.plan(report.selection().get(), report.snapshot());
                 Set<Path> armed = intake.watch(watched());
-                scheduleWatchRetry(System.nanoTime());
+                scheduleWatchRetry(clock.nanoTime());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
                     // Watch, then look: what changed there between this pass's look and the watch sent no event, and
                     // only a look at everything sees it (the next pass's look follows events otherwise).
                     rescanOwed = true;
-                    timers.schedule(System.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
+                    timers.schedule(clock.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
                 }
             }
             List<String> notReady = withUnwatched(report.notReady());

@@ -5,6 +5,7 @@ import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.Installer;
 import io.cnichain.spi.ConfigTarget;
+import io.cnichain.agent.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +35,14 @@ final class TargetPatcher
     private final WriteRetries writeRetries;
     private final Timers timers;
     private final AgentMetrics metrics;
+    private final Clock clock;
     /** Files in a fight whose other writer was seen rewriting them on its own, not only undoing our entry. */
     private final Set<Path> rewriters = new HashSet<>();
 
     TargetPatcher(Installer installer, WriteLedger ledger, FightTracker fights, RetrySchedule retries, WriteRetries writeRetries, Timers timers,
-            AgentMetrics metrics)
+            AgentMetrics metrics, Clock clock)
     {
+        this.clock = requireNonNull(clock, "clock is null");
         this.installer = requireNonNull(installer, "installer is null");
         this.ledger = requireNonNull(ledger, "ledger is null");
         this.fights = requireNonNull(fights, "fights is null");
@@ -61,7 +64,7 @@ final class TargetPatcher
         // The file we write for this target: our drop-in when the placement puts one there, else the target itself. A
         // fight is over what we write: someone deleting our drop-in as soon as it appears is backed off from too.
         Path file = installer.dropInFile(target, snapshot).orElse(target.resolvedFile());
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         Optional<Long> blocked = fights.blockedUntil(file, now);
         if (blocked.isPresent()) {
             Optional<Long> quietAt = writerQuietAt(file);
@@ -76,7 +79,7 @@ final class TargetPatcher
         Optional<Long> undone = ledger.overwrittenSince(file);
         // A file we wrote that needs our entry again lost it to another writer: said so, not as a first write.
         FileOutcome outcome = installer.patch(target, selection, snapshot, before.map(ours -> "another writer removed it"));
-        long written = System.nanoTime();
+        long written = clock.nanoTime();
         if (outcome.result() != FileOutcome.Result.FAILED) {
             writeRetries.succeeded(file);
         }
@@ -165,7 +168,7 @@ final class TargetPatcher
             return;
         }
         ledger.last(file).ifPresent(last -> {
-            if (fights.onStable(file, last.nanos(), System.nanoTime())) {
+            if (fights.onStable(file, last.nanos(), clock.nanoTime())) {
                 rewriters.remove(file);
                 log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(fights.policy().stable()));
             }

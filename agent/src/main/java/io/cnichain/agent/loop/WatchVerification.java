@@ -2,18 +2,20 @@ package io.cnichain.agent.loop;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What the periodic check of the watches ({@link DirectoryWatches#verify}) found.
  *
  * @param repairs   what it repaired
- * @param unsettled whether it left a difference for being too recent
+ * @param unsettled the directories whose difference it left for the next look (its event may be on its way)
  */
-record WatchVerification(List<Repair> repairs, boolean unsettled)
+record WatchVerification(List<Repair> repairs, Set<Path> unsettled)
 {
     WatchVerification
     {
         repairs = List.copyOf(repairs);
+        unsettled = Set.copyOf(unsettled);
     }
 
     /**

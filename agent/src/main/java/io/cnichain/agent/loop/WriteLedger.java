@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.time.Clock;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.FileOutcome;
@@ -29,12 +30,14 @@ final class WriteLedger
 {
     private final HostPaths host;
     private final BoundedFileReader reader;
+    private final Clock clock;
     private final Map<Path, Entry> entries = new HashMap<>();
     private final Map<Path, Long> overwritten = new HashMap<>();
     private final Map<Path, Long> lastOverwritten = new HashMap<>();
 
-    WriteLedger(HostPaths host, BoundedFileReader reader)
+    WriteLedger(HostPaths host, BoundedFileReader reader, Clock clock)
     {
+        this.clock = requireNonNull(clock, "clock is null");
         this.host = requireNonNull(host, "host is null");
         this.reader = requireNonNull(reader, "reader is null");
     }
@@ -122,7 +125,7 @@ final class WriteLedger
                 latest = ctime.toInstant();
             }
             long agoNanos = Duration.between(latest, Instant.now()).toNanos();
-            return Optional.of(System.nanoTime() - Math.max(0, agoNanos));
+            return Optional.of(clock.nanoTime() - Math.max(0, agoNanos));
         }
         catch (IOException | UnsupportedOperationException | IllegalArgumentException | ArithmeticException e) {
             return Optional.empty();

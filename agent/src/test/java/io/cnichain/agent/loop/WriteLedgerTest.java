@@ -30,7 +30,7 @@ class WriteLedgerTest
             throws IOException
     {
         this.node = node;
-        this.ledger = new WriteLedger(node.config().host(), new BoundedFileReader(BoundedFileReader.DEFAULT_LIMIT));
+        this.ledger = new WriteLedger(node.config().host(), new BoundedFileReader(BoundedFileReader.DEFAULT_LIMIT), new io.cnichain.agent.time.ManualClock());
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
         ledger.record(new FileOutcome.Written(CALICO, Files.readAllBytes(file)), 1000);
     }
