@@ -1,12 +1,12 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.core.engine.Prerequisites;
+
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * What one wake-up of the loop asks of the reconcile pass: the configuration files that changed (host paths, with
@@ -16,7 +16,6 @@ final class PassRequest
 {
     private final long wokeNanos;
     private final Map<Path, EventKind> configFiles = new LinkedHashMap<>();
-    private final Set<Path> stableChecks = new LinkedHashSet<>();
     private boolean binaries;
     private boolean kubeconfig;
     private boolean rescan;
@@ -28,7 +27,7 @@ final class PassRequest
     }
 
     /** @return the request of the first pass: everything is looked at */
-    static PassRequest startup(long nowNanos)
+    static PassRequest everything(long nowNanos)
     {
         PassRequest request = new PassRequest(nowNanos);
         request.rescan();
@@ -56,17 +55,16 @@ final class PassRequest
         rescan = true;
     }
 
-    /** A timer is due: a retry, the end of a back-off, or a stability check of {@code stableCheck}. */
-    void timerDue(Timers.Timer timer)
+    /** A deadline is due: a retry, the end of a back-off, a fight's end. */
+    void owed()
     {
         owed = true;
-        timer.stableCheck().ifPresent(stableChecks::add);
     }
 
     /** @return whether anything calls for a pass */
     boolean wanted()
     {
-        return owed || rescan || binaries || kubeconfig || !configFiles.isEmpty();
+        return !onlyConfigFiles() || !configFiles.isEmpty();
     }
 
     /** @return whether changed configuration files are all there is (then, if each is our echo, no pass is needed) */
@@ -80,24 +78,10 @@ final class PassRequest
         return Collections.unmodifiableMap(configFiles);
     }
 
-    Set<Path> stableChecks()
+    /** @return the prerequisites to compare: those an event named, all on a rescan */
+    Prerequisites prerequisites()
     {
-        return Collections.unmodifiableSet(stableChecks);
-    }
-
-    boolean binaries()
-    {
-        return binaries;
-    }
-
-    boolean kubeconfig()
-    {
-        return kubeconfig;
-    }
-
-    boolean rescanRequested()
-    {
-        return rescan;
+        return new Prerequisites(kubeconfig || rescan, binaries || rescan);
     }
 
     /** @return when a configuration file's event woke the loop, the start of the reaction time we measure */

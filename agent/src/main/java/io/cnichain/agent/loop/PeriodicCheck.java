@@ -1,10 +1,8 @@
 package io.cnichain.agent.loop;
 
-import io.cnichain.core.config.NodePaths;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
-import io.cnichain.core.host.HostPaths;
 import io.cnichain.spi.ConfigEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,21 +32,17 @@ final class PeriodicCheck
     /** How long an event may take to reach the loop before its absence counts: far more than inotify ever needs. */
     static final Duration SETTLE = Duration.ofSeconds(1);
 
-    private final HostPaths host;
     private final String pluginType;
     private final NodeScanner scanner;
     private final EventIntake intake;
     private final AgentMetrics metrics;
-    private final NodePaths paths;
     /** The directories whose watch differed at the last check, left for this one. */
     private Set<Path> watchesDiffering = Set.of();
     /** How the runtime's file differed at the last check that judged it, left for the next. */
     private Optional<String> fileDiffering = Optional.empty();
 
-    PeriodicCheck(HostPaths host, NodePaths paths, String pluginType, NodeScanner scanner, EventIntake intake, AgentMetrics metrics)
+    PeriodicCheck(String pluginType, NodeScanner scanner, EventIntake intake, AgentMetrics metrics)
     {
-        this.host = requireNonNull(host, "host is null");
-        this.paths = requireNonNull(paths, "paths is null");
         this.pluginType = requireNonNull(pluginType, "pluginType is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
         this.intake = requireNonNull(intake, "intake is null");
@@ -99,13 +93,6 @@ final class PeriodicCheck
             repair = true;
             metrics.missedEvent("watch");
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
-        }
-        // The conf dir's own links moved: nothing the agent watches tells, and only a pass says it is not ready any more.
-        Optional<String> moved = paths.confDirMoved();
-        if (moved.isPresent() && belief.ready()) {
-            metrics.missedEvent("watch");
-            log.warn("Periodic check: {}; no event told", moved.get());
-            repair = true;
         }
         if (!atRest) {
             // The loop is at work (a retry, a back-off, a pass under way): it looks again by itself; so does the next check.

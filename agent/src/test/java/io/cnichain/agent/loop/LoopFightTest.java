@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -21,9 +22,8 @@ class LoopFightTest
      * window, so only a revert timed from when it was seen counts as quick at the end of a back-off); over after
      * 150 ms of peace.
      */
-    static final AgentPolicy FIGHTS = new AgentPolicy(RunningLoop.FAST.retryDelays(),
-            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(150), Duration.ofMillis(300), Duration.ofMillis(150),
-                    Duration.ofMillis(100)),
+    static final AgentPolicy FIGHTS = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), RunningLoop.backoff(150, 300, 0, 150), Duration.ofMillis(100)),
             RunningLoop.FAST.stuckAfter());
 
     static final String FIGHT = "another writer keeps undoing our entry in /etc/cni/net.d/05-cilium.conflist; backing off ";
@@ -103,6 +103,71 @@ class LoopFightTest
             assertThat(loop.metrics()).contains("cnichain_fights_total 0\n");
             assertThat(loop.status.notReady()).isEmpty();
         }
+    }
+
+    /**
+     * A writer that undoes our entry at once, as Cilium's does, and once, mid-fight, rewrote its file on its own: that
+     * rewrite earns one early write (a writer that rewrites on its own may have stopped), which it undoes at once; from
+     * then on the back-off stands, one write when it is over, whatever the log says of the next.
+     */
+    @Test
+    void oneRewriteOfItsOwnMidFightDoesNotDefeatTheBackOff(TestNode node)
+            throws Exception
+    {
+        AgentPolicy policy = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
+                new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
+                RunningLoop.FAST.stuckAfter());
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, policy, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            AtomicBoolean fighting = new AtomicBoolean(true);
+            Thread other = undoingAtOnce(node, file, original, fighting);
+            try {
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 1);
+                undone(loop, file);
+                loop.advance(Duration.ofSeconds(1));
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 2);
+                undone(loop, file);
+
+                // Half a second after it undid our write, the writer rewrites its file on its own, then leaves it alone.
+                loop.advance(Duration.ofMillis(500));
+                node.replaceAtomically("05-cilium.conflist", original);
+                loop.barrier();
+                long writes = loop.metrics.patchesWritten();
+                loop.advance(Duration.ofSeconds(1));
+                loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has been left alone for 1 s; writing our entry again before the back-off ends");
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 3);
+                undone(loop, file);
+                assertThat(loop.metrics.patchesWritten()).as("one early write").isEqualTo(writes + 1);
+                String backoff = RunningLoop.afterNextWrite(loop.lines("Backing off").getLast());
+                assertThat(backoff).isEqualTo("4");
+
+                // The writer only undoes our entry now: each second of the back-off passes without a write, then one.
+                for (int second = 1; second < 4; second++) {
+                    loop.advance(Duration.ofSeconds(1));
+                    loop.barrier();
+                    assertThat(loop.metrics.patchesWritten()).as("writes %d s into a back-off of %s s", second, backoff).isEqualTo(writes + 1);
+                }
+                loop.advance(Duration.ofMillis(999));
+                loop.barrier();
+                assertThat(loop.metrics.patchesWritten()).isEqualTo(writes + 1);
+                loop.advance(Duration.ofMillis(1));
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 4);
+                assertThat(loop.metrics.patchesWritten()).as("the write when the back-off is over").isEqualTo(writes + 2);
+            }
+            finally {
+                fighting.set(false);
+                other.join();
+            }
+        }
+    }
+
+    /** Waits for the other writer to undo our last write, and for the loop to have seen it. */
+    private static void undone(RunningLoop loop, Path file)
+    {
+        loop.await(() -> !PluginList.patched(file), () -> "our write was not undone");
+        loop.barrier();
     }
 
     /** Another writer that puts its own version back the moment it sees our entry, as Cilium's exclusive mode does. */

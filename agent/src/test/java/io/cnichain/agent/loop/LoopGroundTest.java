@@ -43,7 +43,7 @@ class LoopGroundTest
             Path swap = node.host("/etc/.cni.swap");
             Files.createSymbolicLink(swap, Path.of("../var/lib/k3s/two"));
             Files.move(swap, node.confDir().getParent(), StandardCopyOption.ATOMIC_MOVE);
-            loop.advance(Duration.ofSeconds(1));
+            loop.advanceNow(Duration.ofSeconds(1));
             loop.await(() -> !loop.status.ready(), () -> "still ready");
             assertThat(loop.status.notReady()).anyMatch(reason -> reason.startsWith("the conf dir /etc/cni/net.d now leads to /var/lib/k3s/two/net.d"));
 
@@ -66,7 +66,7 @@ class LoopGroundTest
                 NeedsRootExtension.run("mount", "-t", "tmpfs", "-o", "size=1m", "cni-chain-ground", node.confDir().toString());
                 // The primary writes its file on the new mount: no event reaches the watch on the hidden directory.
                 Files.writeString(node.conf("10-calico.conflist"), TestNode.CALICO);
-                loop.advance(Duration.ofSeconds(1));
+                loop.advanceNow(Duration.ofSeconds(1));
                 loop.await(() -> PluginList.patched(file), () -> "the file on the mount was not patched");
                 loop.awaitLog("the mounts at or above /etc/cni/net.d or /opt/cni/bin changed; looking at everything again");
                 loop.awaitReady();

@@ -101,9 +101,9 @@ class LoopHealthTest
                 CountDownLatch held = adapter.holdPasses();
                 node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
                 loop.await(loop.status::busy, () -> "no pass began");
-                loop.advance(RunningLoop.FAST.stuckAfter());
+                loop.advanceNow(RunningLoop.FAST.stuckAfter());
                 assertThat(get(server, "/healthz")).as("busy for as long as the policy allows").isEqualTo("200 ok\n");
-                loop.advance(Duration.ofMillis(1));
+                loop.advanceNow(Duration.ofMillis(1));
                 assertThat(get(server, "/healthz")).startsWith("503 the reconcile loop has been busy with one pass for 201 ms");
                 held.countDown();
                 loop.await(() -> get(server, "/healthz").equals("200 ok\n"), () -> "/healthz says " + get(server, "/healthz"));

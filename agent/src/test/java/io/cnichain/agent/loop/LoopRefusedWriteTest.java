@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LoopRefusedWriteTest
 {
     /** {@link RunningLoop#FAST}, with refused writes tried again after 10, 20, then every 40 ms. */
-    static final AgentPolicy POLICY = new AgentPolicy(RunningLoop.FAST.retryDelays(), RunningLoop.FAST.fights(), RunningLoop.FAST.stuckAfter(),
-            List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40)));
+    static final AgentPolicy POLICY = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.backoff(10, 40, 0, 0), RunningLoop.FAST.fights(),
+            RunningLoop.FAST.stuckAfter());
 
     @Test
     void aRefusedPatchIsTriedAgainOnTheBackOffAndSucceedsOnceTheDirectoryIsWritableWithoutAnyEvent(TestNode node)

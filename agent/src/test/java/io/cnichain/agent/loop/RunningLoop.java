@@ -1,6 +1,7 @@
 package io.cnichain.agent.loop;
 
 import static io.cnichain.testkit.PluginList.patched;
+import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.ManualClock;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
@@ -39,12 +40,19 @@ import java.util.function.Supplier;
 final class RunningLoop
         implements AutoCloseable
 {
-    /** Retries after 10, 20 and 40 ms; a fight is 3 reverts within 100 ms of our write, backed off 50 ms doubling to 200 ms. */
-    static final AgentPolicy FAST = new AgentPolicy(
-            List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40)),
-            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMillis(150),
-                    Duration.ofMillis(100)),
+    /**
+     * Retries after 10, 20 and 40 ms, refused writes after 0.25 s doubling to 30 s; a fight is 3 reverts within 100 ms of
+     * our write, backed off 50 ms doubling to 200 ms, over after 150 ms of peace.
+     */
+    static final AgentPolicy FAST = new AgentPolicy(backoff(10, 40, 3, 0), AgentPolicy.defaults().refusedWrite(),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), backoff(50, 200, 0, 150), Duration.ofMillis(100)),
             Duration.ofMillis(200));
+
+    /** @return a back-off from {@code first} doubling to {@code cap} (milliseconds), without jitter */
+    static Backoff.Policy backoff(long first, long cap, int tries, long resetAfter)
+    {
+        return new Backoff.Policy(Duration.ofMillis(first), Duration.ofMillis(cap), 0, tries, Duration.ofMillis(resetAfter));
+    }
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
@@ -193,8 +201,18 @@ final class RunningLoop
         return running;
     }
 
-    /** Moves the loop's time on; what falls due is dealt with by the loop as soon as it looks (within milliseconds). */
+    /**
+     * Moves the loop's time on once it has dealt with everything before (a pass under way would read the new time for
+     * what it did before); what falls due is dealt with as soon as the loop looks (within milliseconds).
+     */
     void advance(Duration by)
+    {
+        barrier(false);
+        clock.advance(by);
+    }
+
+    /** Moves the loop's time on at once, whatever the loop is doing: for a pass held up on purpose, or a conf dir it cannot see. */
+    void advanceNow(Duration by)
     {
         clock.advance(by);
     }
