@@ -34,6 +34,7 @@ final class Deadlines
         at.put(job, nanos);
     }
 
+    /** Sets the job's time, or cancels the job when there is none. */
     void set(Job job, OptionalLong nanos)
     {
         if (nanos.isPresent()) {
@@ -42,11 +43,6 @@ final class Deadlines
         else {
             at.remove(job);
         }
-    }
-
-    void cancel(Job job)
-    {
-        at.remove(job);
     }
 
     boolean has(Job job)

@@ -171,11 +171,7 @@ final class DirectoryWatches
         return result;
     }
 
-    /**
-     * Tries the watches that failed again.
-     *
-     * @return the directories armed now
-     */
+    /** @return the directories armed by trying the watches that failed again */
     Set<Path> retryUnwatchable()
     {
         Set<Path> armedNow = new LinkedHashSet<>();
@@ -188,12 +184,7 @@ final class DirectoryWatches
         return armedNow;
     }
 
-    Set<Path> armedDirectories()
-    {
-        return table.where(entry -> entry.wanted() && entry.key().isPresent());
-    }
-
-    Set<Path> pendingDirectories()
+    private Set<Path> pendingDirectories()
     {
         return table.where(WatchedDirectory::pending);
     }
@@ -256,7 +247,7 @@ final class DirectoryWatches
         }
         // A watch follows its directory's inode, not its path: the parent of every armed directory is watched too, so
         // that a directory renamed away, or another renamed in its place, is an event, not a silence.
-        for (Path directory : armedDirectories()) {
+        for (Path directory : table.where(entry -> entry.wanted() && entry.key().isPresent())) {
             Path parent = directory.getParent();
             if (parent != null && !table.entry(parent).wanted()) {
                 if (!table.entry(parent).watching()) {
@@ -340,9 +331,9 @@ final class DirectoryWatches
      * @param settled whether a difference of a directory (as the agent sees it) is settled: seen before, so its event would have come
      * @return what was repaired, and the directories whose difference was left for the next look
      */
-    WatchVerification verify(Predicate<Path> settled)
+    Verification verify(Predicate<Path> settled)
     {
-        List<WatchVerification.Repair> repairs = new ArrayList<>();
+        List<Repair> repairs = new ArrayList<>();
         Set<Path> unsettled = new LinkedHashSet<>();
         for (Path directory : table.where(entry -> entry.key().isPresent())) {
             WatchedDirectory entry = table.entry(directory);
@@ -372,18 +363,18 @@ final class DirectoryWatches
             table.cancel(entry);
             table.update(directory, entry.unarmed());
             if (entry.wanted()) {
-                repairs.add(new WatchVerification.Repair(directory, why));
+                repairs.add(new Repair(directory, why));
                 arm(directory);
             }
             else {
                 // An ancestor: the descent below watches it (or a deeper one) anew.
-                repairs.add(new WatchVerification.Repair(directory, why + " (it was watched for " + pendingDirectories() + " to appear)"));
+                repairs.add(new Repair(directory, why + " (it was watched for " + pendingDirectories() + " to appear)"));
             }
         }
         for (Path directory : pendingDirectories()) {
             if (Files.isDirectory(directory)) {
                 if (settled.test(directory)) {
-                    repairs.add(new WatchVerification.Repair(directory, "exists but was not watched"));
+                    repairs.add(new Repair(directory, "exists but was not watched"));
                 }
                 else {
                     unsettled.add(directory);
@@ -393,6 +384,12 @@ final class DirectoryWatches
         if (!repairs.isEmpty()) {
             reconcileKeys();
         }
-        return new WatchVerification(repairs, unsettled);
+        return new Verification(repairs, unsettled);
     }
+
+    /** What the periodic check of the watches repaired, and the directories whose difference it left for the next look. */
+    record Verification(List<Repair> repairs, Set<Path> unsettled) {}
+
+    /** A directory (as the agent sees it) repaired, and what was wrong, said after its name. */
+    record Repair(Path directory, String why) {}
 }

@@ -3,14 +3,13 @@ package io.cnichain.agent.loop;
 import io.cnichain.core.engine.Prerequisites;
 
 import java.nio.file.Path;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * What one wake-up of the loop asks of the reconcile pass: the configuration files that changed (host paths, with
- * the first event of each), and whatever else calls for a pass. Filled in by the loop's thread, then handed over.
+ * What one wake-up of the loop asks of the reconcile pass: the configuration files that changed (host paths, with the
+ * first event of each), and whatever else calls for a pass. Filled in by the loop's thread, then handed over.
  */
 final class PassRequest
 {
@@ -18,7 +17,9 @@ final class PassRequest
     private final Map<Path, EventKind> configFiles = new LinkedHashMap<>();
     private boolean binaries;
     private boolean kubeconfig;
+    /** Events may have been lost, or a watched directory came and went: everything is looked at. */
     private boolean rescan;
+    /** A deadline is due: a retry, the end of a back-off, a fight's end. */
     private boolean owed;
 
     PassRequest(long wokeNanos)
@@ -30,7 +31,7 @@ final class PassRequest
     static PassRequest everything(long nowNanos)
     {
         PassRequest request = new PassRequest(nowNanos);
-        request.rescan();
+        request.rescan = true;
         return request;
     }
 
@@ -49,19 +50,16 @@ final class PassRequest
         kubeconfig = true;
     }
 
-    /** Events may have been lost, or a watched directory came and went: check everything. */
     void rescan()
     {
         rescan = true;
     }
 
-    /** A deadline is due: a retry, the end of a back-off, a fight's end. */
     void owed()
     {
         owed = true;
     }
 
-    /** @return whether anything calls for a pass */
     boolean wanted()
     {
         return !onlyConfigFiles() || !configFiles.isEmpty();
@@ -75,7 +73,7 @@ final class PassRequest
 
     Map<Path, EventKind> configFiles()
     {
-        return Collections.unmodifiableMap(configFiles);
+        return configFiles;
     }
 
     /** @return the prerequisites to compare: those an event named, all on a rescan */

@@ -34,18 +34,18 @@ final class PeriodicCheck
 
     private final String pluginType;
     private final NodeScanner scanner;
-    private final EventIntake intake;
+    private final DirectoryWatches watches;
     private final AgentMetrics metrics;
     /** The directories whose watch differed at the last check, left for this one. */
     private Set<Path> watchesDiffering = Set.of();
     /** How the runtime's file differed at the last check that judged it, left for the next. */
     private Optional<String> fileDiffering = Optional.empty();
 
-    PeriodicCheck(String pluginType, NodeScanner scanner, EventIntake intake, AgentMetrics metrics)
+    PeriodicCheck(String pluginType, NodeScanner scanner, DirectoryWatches watches, AgentMetrics metrics)
     {
         this.pluginType = requireNonNull(pluginType, "pluginType is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
-        this.intake = requireNonNull(intake, "intake is null");
+        this.watches = requireNonNull(watches, "watches is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
     }
 
@@ -86,10 +86,10 @@ final class PeriodicCheck
     {
         metrics.periodicCheck();
         Set<Path> seenBefore = watchesDiffering;
-        WatchVerification watches = intake.verifyWatches(directory -> now || seenBefore.contains(directory));
+        DirectoryWatches.Verification watches = this.watches.verify(directory -> now || seenBefore.contains(directory));
         watchesDiffering = watches.unsettled();
         boolean repair = false;
-        for (WatchVerification.Repair fixed : watches.repairs()) {
+        for (DirectoryWatches.Repair fixed : watches.repairs()) {
             repair = true;
             metrics.missedEvent("watch");
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -71,7 +72,7 @@ final class ReconcileLoop
         this.files = new WrittenFiles(engine, requireNonNull(policy, "policy is null"), metrics, clock);
         this.ground = new GroundCheck(engine.config().paths());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), files), files, ground);
-        this.check = new PeriodicCheck(engine.config().plugin().type(), scanner, intake, metrics);
+        this.check = new PeriodicCheck(engine.config().plugin().type(), scanner, intake.watches(), metrics);
         this.configNotice = ConfigFileNotice.of(engine.config());
         configNotice.ifPresent(notice -> {
             status.addDetail(notice::describe);
@@ -85,8 +86,8 @@ final class ReconcileLoop
         status.loopRunning(true);
         try {
             // Armed before the first look: anything written from now on produces an event we will see.
-            intake.watch(watched());
-            if (intake.unwatchable().isEmpty()) {
+            intake.watches().want(watched());
+            if (intake.watches().unwatchable().isEmpty()) {
                 log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
                         engine.config().paths().binDir());
             }
@@ -127,7 +128,7 @@ final class ReconcileLoop
             rescan(request);
         }
         boolean configFileChanged = false;
-        for (DirectoryEvent event : batch.events()) {
+        for (EventIntake.Event event : batch.events()) {
             noteChange(event);
             plan.classify(event, request);
             configFileChanged |= configNotice.isPresent() && event.directory().equals(configNotice.get().directory());
@@ -202,20 +203,15 @@ final class ReconcileLoop
     private void scheduleCheck(long now)
     {
         Duration every = engine.config().run().periodicCheck();
-        if (every.isZero()) {
-            deadlines.cancel(Job.CHECK);
-        }
-        else {
-            deadlines.set(Job.CHECK, now + every.toNanos());
-        }
+        deadlines.set(Job.CHECK, every.isZero() ? OptionalLong.empty() : OptionalLong.of(now + every.toNanos()));
     }
 
     /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a back-off, and try the watch. */
     private void scheduleWatchRetry(long now)
     {
-        if (intake.unwatchable().isEmpty()) {
+        if (intake.watches().unwatchable().isEmpty()) {
             watchRetry.reset();
-            deadlines.cancel(Job.WATCHES);
+            deadlines.set(Job.WATCHES, OptionalLong.empty());
         }
         else if (!deadlines.has(Job.WATCHES)) {
             watchRetryWait = watchRetry.failed(now).orElseThrow();
@@ -225,17 +221,17 @@ final class ReconcileLoop
 
     private void retryWatches(PassRequest request, long now)
     {
-        Set<Path> armed = intake.retryUnwatchable();
+        Set<Path> armed = intake.watches().retryUnwatchable();
         // Whether or not the watch is back, what changed meanwhile was not told: look at everything.
         rescan(request);
-        if (intake.unwatchable().isEmpty()) {
+        if (intake.watches().unwatchable().isEmpty()) {
             log.info("Every watch is in place again ({}); rescanning", armed);
         }
         scheduleWatchRetry(now);
     }
 
     /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */
-    private void noteChange(DirectoryEvent event)
+    private void noteChange(EventIntake.Event event)
     {
         if (event.directory().equals(plan.confDir())) {
             scanner.changed(event.name());
@@ -264,7 +260,7 @@ final class ReconcileLoop
             }
             if (report.selection().isPresent()) {
                 plan = planner.plan(report.selection().get(), report.snapshot());
-                Set<Path> armed = intake.watch(watched());
+                Set<Path> armed = intake.watches().want(watched());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
                     // Watch, then look: what changed there between this pass's look and the watch sent no event, and
@@ -298,11 +294,11 @@ final class ReconcileLoop
     /** @return the pass's reasons, and one for each wanted directory that could not be watched */
     private List<String> withUnwatched(List<String> notReady)
     {
-        if (intake.unwatchable().isEmpty()) {
+        if (intake.watches().unwatchable().isEmpty()) {
             return notReady;
         }
         List<String> reasons = new ArrayList<>(notReady);
-        intake.unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
+        intake.watches().unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
                 + "; a change there would go unseen (looking again every " + watchRetryWait.toSeconds() + " s until the watch is back)"));
         return reasons;
     }

@@ -11,37 +11,32 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 
-import static java.util.Objects.requireNonNull;
-
 /**
  * What the agent knows of one file it writes: our last write (its bytes tell our own echo, its time a quick revert),
- * the other writer's changes since, the fight over the file, and the retry it waits for. Decides from what
- * {@link WrittenFiles}, its owner, tells it; reads nothing itself. Times are the loop's clock.
+ * the other writer's changes since, the fight over the file, and the retry it waits for. It decides from what
+ * {@link WrittenFiles} tells it and reads nothing itself; times are the loop's clock.
  *
  * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does:
- * past the threshold of quick reverts within the window, each write waits out a back-off, doubled by every quick
- * revert, and counted when we write again (a revert that came while we waited is as quick as it was). A writer that
- * changes the file again on its own after undoing our write may have gone once it leaves the file alone: one write
- * then, before the back-off ends. That is a property of the writer since our last write, not of the fight, so one
- * rewrite of its own earns one early write, and a writer that only undoes ours waits out every back-off.
+ * past the threshold of quick reverts within the window, each write waits out a back-off, doubled by every quick revert,
+ * which is counted when we write again (a revert that came while we waited is as quick as it was). A writer that goes
+ * on changing the file on its own after undoing ours may be gone once it leaves the file alone: one write then, before
+ * the back-off ends. That is decided anew after each write of ours, so a writer that only undoes ours waits out every
+ * back-off.
  */
 final class WrittenFile
 {
-    /** Whether our entry may be written now. */
     enum Write
     {
-        /** Not in a back-off. */
         NOW,
         /** In a back-off, but the writer that rewrote the file on its own has left it alone for the quiet time. */
         EARLY,
-        /** Backing off. */
         NOT_YET,
     }
 
     /**
      * A try of a file that cannot be patched yet.
      *
-     * @param next   how long until the next try; empty when the tries are used up
+     * @param next   the wait before the next try; empty when the tries are used up
      * @param number this try's number, from 1
      */
     record Retry(Optional<Duration> next, int number) {}
@@ -49,10 +44,10 @@ final class WrittenFile
     private final FightPolicy policy;
     private Optional<FileOutcome.Written> ours = Optional.empty();
     private long wroteAt;
-    /** When another writer first changed the file since our write; empty while it holds our write. */
+    /** When another writer first changed the file since our write. */
     private OptionalLong undoneAt = OptionalLong.empty();
     private long changedAt;
-    /** Whether the other writer changed the file on its own, after undoing our write. */
+    /** Whether the other writer changed the file on its own since, after undoing our write. */
     private boolean rewriting;
     /** The file as last seen since it was undone, so that a look tells a change no event told. */
     private Optional<Identity> seen = Optional.empty();
@@ -64,12 +59,12 @@ final class WrittenFile
     private Optional<Backoff> retry = Optional.empty();
     private boolean retryRefused;
     private OptionalLong retryAt = OptionalLong.empty();
-    /** When this file wants the loop, as last said to it. */
+    /** When this file wants the loop, as {@link #due} last said. */
     private OptionalLong dueAt = OptionalLong.empty();
 
     WrittenFile(FightPolicy policy)
     {
-        this.policy = requireNonNull(policy, "policy is null");
+        this.policy = policy;
         this.fight = new Backoff(policy.backoff(), new SplittableRandom());
     }
 
@@ -78,86 +73,66 @@ final class WrittenFile
         return ours;
     }
 
-    /** @return whether these are the bytes we last wrote */
     boolean isOurs(byte[] content)
     {
         return ours.isPresent() && ours.get().sameContent(content);
     }
 
     /**
-     * We wrote the file. When it is the file of a target (not a side one, as the list a conversion writes), it lacked our
-     * entry: the undoing of our previous write, when it came soon after it, was a quick revert.
+     * We wrote the file. Written for a target, it lacked our entry (a list a conversion writes beside one did not): the
+     * undoing of our previous write, when it came soon after it, was a quick revert.
      *
      * @return the back-off now in force, when that revert started or stepped a fight
      */
     Optional<Duration> wrote(FileOutcome.Written written, boolean target, long now)
     {
         Optional<Duration> step = Optional.empty();
-        if (target && ours.isPresent()) {
-            // Undone without an event telling: when we write again at the latest.
-            long undone = undoneAt.orElse(now);
-            if (undone - wroteAt <= policy.quickRevert().toNanos()) {
-                step = quickRevert(undone, now);
+        // Undone without an event telling: when we write again at the latest.
+        if (target && ours.isPresent() && undoneAt.orElse(now) - wroteAt <= policy.quickRevert().toNanos()) {
+            quickReverts.addLast(undoneAt.orElse(now));
+            while (quickReverts.peekLast() - quickReverts.peekFirst() > policy.window().toNanos()) {
+                quickReverts.removeFirst();
+            }
+            // The threshold decides when a fight starts; once in one, every quick revert takes the next step.
+            if (fighting() || quickReverts.size() >= policy.threshold()) {
+                backoff = fight.failed(now).orElseThrow();
+                blockedUntil = now + backoff.toNanos();
+                step = Optional.of(backoff);
             }
         }
         ours = Optional.of(written);
         wroteAt = now;
-        undoneAt = OptionalLong.empty();
-        rewriting = false;
-        seen = Optional.empty();
         lookedAt = now;
+        keptOurEntry();
         return step;
     }
 
-    private Optional<Duration> quickRevert(long revertedAt, long now)
-    {
-        quickReverts.addLast(revertedAt);
-        while (revertedAt - quickReverts.peekFirst() > policy.window().toNanos()) {
-            quickReverts.removeFirst();
-        }
-        // The threshold decides when a fight starts; once in one, every quick revert takes the next step.
-        if (!fighting() && quickReverts.size() < policy.threshold()) {
-            return Optional.empty();
-        }
-        backoff = fight.failed(now).orElseThrow();
-        blockedUntil = now + backoff.toNanos();
-        return Optional.of(backoff);
-    }
-
-    /** The file still held our entry after all: its change was no revert. */
+    /** The file holds our entry after all: its change was no revert. */
     void keptOurEntry()
     {
         undoneAt = OptionalLong.empty();
         rewriting = false;
+        seen = Optional.empty();
     }
 
     /** Another writer changed the file: an event that is not our echo, or a look that found it changed. */
     void changedByAnother(long now)
     {
-        if (ours.isEmpty()) {
-            return;
-        }
-        if (undoneAt.isEmpty()) {
+        if (ours.isPresent() && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
         }
-        else if (now - undoneAt.getAsLong() > policy.quickRevert().toNanos()) {
-            rewriting = true;
+        else if (ours.isPresent()) {
+            rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
         }
         changedAt = now;
     }
 
-    /** @return whether another writer changed the file since our last write */
     boolean undone()
     {
         return undoneAt.isPresent();
     }
 
-    /**
-     * A look at the file while backing off; the first after it was undone takes note of it as the other writer left it.
-     *
-     * @param identity the file as it is now
-     * @return whether it changed since the last look
-     */
+    /** @return whether the file changed since the last look; the first after it was undone takes note of it */
     boolean looked(Optional<Identity> identity, long now)
     {
         boolean changed = seen.isPresent() && !identity.equals(seen);
@@ -184,7 +159,7 @@ final class WrittenFile
         return fight.failures() > 0;
     }
 
-    /** @return the last back-off the fight stepped to */
+    /** @return the back-off the fight last stepped to */
     Duration backoff()
     {
         return backoff;
@@ -195,7 +170,7 @@ final class WrittenFile
         return quickReverts.size();
     }
 
-    /** @return whether the file, in a fight, has had our last write long enough that holding it now ends the fight */
+    /** @return whether the fight ends now if the file holds our write: it was not undone for the back-off's resetAfter */
     boolean keptLongEnough(long now)
     {
         return fighting() && undoneAt.isEmpty() && now - wroteAt >= policy.backoff().resetAfter().toNanos();
@@ -210,7 +185,7 @@ final class WrittenFile
 
     /**
      * A try found the file not patchable: it does not parse yet, or the filesystem refused our write. A try before the
-     * next is due (a pass for another reason) takes nothing.
+     * next is due (a pass for another reason) takes nothing, nor does one after the schedule gave up.
      *
      * @return this try's place in the schedule, when it took one
      */
@@ -221,16 +196,15 @@ final class WrittenFile
             retryRefused = refused;
             retryAt = OptionalLong.empty();
         }
-        Backoff backoff = retry.get();
-        if (retryAt.isPresent() && now - retryAt.getAsLong() < 0 || backoff.gaveUp()) {
+        if (retryAt.isPresent() && now - retryAt.getAsLong() < 0 || retry.get().gaveUp()) {
             return Optional.empty();
         }
-        Optional<Duration> wait = backoff.failed(now);
+        Optional<Duration> wait = retry.get().failed(now);
         retryAt = wait.isPresent() ? OptionalLong.of(now + wait.get().toNanos()) : OptionalLong.empty();
-        return Optional.of(new Retry(wait, backoff.failures()));
+        return Optional.of(new Retry(wait, retry.get().failures()));
     }
 
-    /** Patched, or changed since: the next try that fails starts the schedule again. */
+    /** Patched, or changed since: the next failed try starts the schedule again; a refused write's only when patched. */
     void retryAfresh(boolean refusedToo)
     {
         if (refusedToo || !retryRefused) {
@@ -239,21 +213,17 @@ final class WrittenFile
         }
     }
 
-    /**
-     * @return when this file wants the loop next: a retry; while backing off, its end and the next look; in a fight, when
-     *         our write, not undone yet, will have been kept long enough
-     */
+    /** @return when the file wants the loop: a retry; the end of its back-off and its next look; its fight's end */
     OptionalLong due(long now)
     {
-        OptionalLong due = retryAt;
+        dueAt = retryAt;
         if (backingOff(now)) {
-            due = earlier(earlier(due, blockedUntil), lookedAt + policy.quiet().toNanos());
+            dueAt = earlier(earlier(dueAt, blockedUntil), lookedAt + policy.quiet().toNanos());
         }
         if (fighting() && undoneAt.isEmpty()) {
-            due = earlier(due, wroteAt + policy.backoff().resetAfter().toNanos());
+            dueAt = earlier(dueAt, wroteAt + policy.backoff().resetAfter().toNanos());
         }
-        dueAt = due;
-        return due;
+        return dueAt;
     }
 
     /** @return whether the time {@link #due} last gave has come */

@@ -26,13 +26,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * The files the agent writes, one {@link WrittenFile} each (host paths), and what the loop does with them: tell our
- * own echo, hear of another writer's change, patch a file minding its fight and its retry, and wake the loop when one
- * of them is due. The binaries and the kubeconfig have a record too, under the bin dir, for the retry of a refused
- * write. Used by the loop's thread only.
+ * The files the agent writes, one {@link WrittenFile} each (host paths), and what the loop does with them: tell our own
+ * echo, hear of another writer's change, patch a file minding its fight and its retry, and say when one wants the loop.
+ * The binaries and the kubeconfig have a record too, under the bin dir, for the retry of a refused write.
  */
 final class WrittenFiles
 {
@@ -53,9 +50,9 @@ final class WrittenFiles
         this.host = engine.host();
         this.binDir = engine.config().paths().binDir();
         this.reader = new BoundedFileReader(engine.config().paths().maxConfigBytes());
-        this.policy = requireNonNull(policy, "policy is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
-        this.clock = requireNonNull(clock, "clock is null");
+        this.policy = policy;
+        this.metrics = metrics;
+        this.clock = clock;
     }
 
     private WrittenFile of(Path file)
@@ -63,18 +60,15 @@ final class WrittenFiles
         return files.computeIfAbsent(file, f -> new WrittenFile(policy.fights()));
     }
 
-    /** @return whether we wrote the file (a host path) */
     boolean wrote(Path file)
     {
-        WrittenFile known = files.get(file);
-        return known != null && known.ours().isPresent();
+        return files.containsKey(file) && files.get(file).ours().isPresent();
     }
 
     /**
-     * Is an event on this entry our own write coming back? Only when the entry is a file (we never write links: an
-     * event on a link is someone else's doing, whatever it resolves to) whose bytes are what we last wrote there.
-     *
      * @param snapshot the node now, which reads the entry's file: a real change is then decided from these same bytes
+     * @return whether an event on the entry is our own write coming back: never on a link (we write none), else when the
+     *         file holds the bytes we last wrote
      */
     boolean isEcho(ConfigEntry entry, NodeSnapshot snapshot)
     {
@@ -85,43 +79,45 @@ final class WrittenFiles
         return content.isPresent() && files.get(entry.resolvedFile().get()).isOurs(content.get());
     }
 
-    /** Another writer changed (or deleted) a file, at {@code now}: not our echo. */
+    /** An event that is not our echo: another writer changed (or deleted) the file. */
     void changed(Path file, long now)
     {
         WrittenFile known = files.get(file);
-        if (known == null) {
-            return;
+        if (known != null) {
+            known.retryAfresh(false);
+            look(file, known, now, true);
         }
-        known.retryAfresh(false);
-        if (known.backingOff(now) && known.undone()) {
-            // Once undone, a change is told by how the file looks: the timed looks of a back-off tell the same change once.
-            if (known.looked(identity(file), now)) {
-                known.changedByAnother(now);
-            }
-            return;
+    }
+
+    /**
+     * Another writer's change, told by an event or found by a look while backing off. Once our write is undone, a change
+     * during a back-off is told by the file's identity, so that an event and a look tell it once.
+     */
+    private void look(Path file, WrittenFile known, long now, boolean told)
+    {
+        boolean backingOff = known.backingOff(now);
+        if (known.undone() ? !backingOff : told || !holdsOurWrite(file, known)) {
+            known.changedByAnother(now);
         }
-        known.changedByAnother(now);
-        if (known.backingOff(now)) {
-            known.looked(identity(file), now);
+        if (backingOff && known.looked(identity(file), now)) {
+            known.changedByAnother(now);
         }
     }
 
     /** A link now leads to the file: a file waiting to parse is tried again from the start. */
     void retryAfresh(Path file)
     {
-        WrittenFile known = files.get(file);
-        if (known != null) {
-            known.retryAfresh(false);
+        if (files.containsKey(file)) {
+            files.get(file).retryAfresh(false);
         }
     }
 
     /**
-     * The install sequence's step for one file: patched unless a fight holds it back, what is written recorded, and a
-     * retry scheduled when it cannot be patched yet.
+     * The install sequence's step for one file: patched unless a fight holds it back, what is written recorded, a retry
+     * scheduled when it cannot be patched yet.
      *
      * @param firstEventNanos when the event that led here woke the loop, for the reaction time
-     * @return the outcome; for a file not patched yet, or fought over, {@link FileOutcome.Result#WAITING} or
-     *         {@link FileOutcome.Result#FAILED} with the reason for {@code /readyz} as its detail
+     * @return the outcome; one the agent is not ready for has the reason for {@code /readyz} as its detail
      */
     FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
     {
@@ -135,16 +131,19 @@ final class WrittenFiles
                 return new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), List.of());
             }
             case EARLY -> log.info("{} has been left alone for {} s; writing our entry again before the back-off ends", file, seconds(policy.fights().quiet()));
-            case NOW -> {
-                // Written at once.
-            }
+            case NOW -> { }
         }
         FileOutcome outcome = installer.patch(target, selection, snapshot, known.ours().map(ours -> "another writer removed it"));
         long written = clock.nanoTime();
         // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
         for (FileOutcome.Written write : outcome.written()) {
             WrittenFile to = of(write.hostPath());
-            to.wrote(write, write.hostPath().equals(file), written).ifPresent(backoff -> backingOff(write.hostPath(), to, backoff, selection));
+            to.wrote(write, write.hostPath().equals(file), written).ifPresent(backoff -> {
+                metrics.fight();
+                log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
+                        + "over it. Next write in {} s. {}", write.hostPath(), to.quickReverts(), seconds(policy.fights().window()),
+                        policy.fights().quickRevert().toMillis(), seconds(backoff), hint(selection));
+            });
         }
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
@@ -157,12 +156,12 @@ final class WrittenFiles
                 known.keptOurEntry();
             }
             case WAITING -> {
-                retry(known, file, file.toString(), false, policy.notParsed(), now, outcome.detail());
+                retry(known, file.toString(), false, policy.notParsed(), now, outcome.detail());
                 return new FileOutcome(target.path(), FileOutcome.Result.WAITING, "waiting for " + file + ": " + outcome.detail(), outcome.written());
             }
             default -> {
                 if (outcome.retryable()) {
-                    retry(known, file, file.toString(), true, policy.refusedWrite(), now, outcome.detail());
+                    retry(known, file.toString(), true, policy.refusedWrite(), now, outcome.detail());
                 }
                 return outcome;
             }
@@ -173,20 +172,19 @@ final class WrittenFiles
     /** The binaries and the kubeconfig: while their write keeps failing, tried again on the refused write's schedule. */
     void prerequisites(boolean owed, long now)
     {
-        Path key = binDir;
         if (owed) {
-            retry(of(key), key, "our binaries and kubeconfig", true, policy.refusedWrite(), now, "");
+            retry(of(binDir), "our binaries and kubeconfig", true, policy.refusedWrite(), now, "");
         }
-        else if (files.containsKey(key)) {
-            files.get(key).retryAfresh(true);
+        else if (files.containsKey(binDir)) {
+            files.get(binDir).retryAfresh(true);
         }
     }
 
-    private void retry(WrittenFile known, Path file, String what, boolean refused, Backoff.Policy schedule, long now, String detail)
+    private static void retry(WrittenFile known, String what, boolean refused, Backoff.Policy schedule, long now, String detail)
     {
         known.notPatched(refused, schedule, now).ifPresent(retry -> {
             if (retry.next().isEmpty()) {
-                log.warn("{} still cannot be patched after {} retries ({}); left alone until it changes", file, schedule.tries(), detail);
+                log.warn("{} still cannot be patched after {} retries ({}); left alone until it changes", what, schedule.tries(), detail);
             }
             else if (refused) {
                 log.debug("Trying {} again in {} ms (try {} after a refused write)", what, retry.next().get().toMillis(), retry.number());
@@ -197,30 +195,20 @@ final class WrittenFiles
         });
     }
 
-    private void backingOff(Path file, WrittenFile known, Duration backoff, Selection selection)
-    {
-        metrics.fight();
-        FightPolicy fights = policy.fights();
-        log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting over it. "
-                + "Next write in {} s. {}", file, known.quickReverts(), seconds(fights.window()), fights.quickRevert().toMillis(), seconds(backoff), hint(selection));
-    }
-
-    /** @return the earliest time a file wants the loop: a retry, the end of a back-off, a look, the end of a fight */
+    /** @return the earliest time a file wants the loop */
     OptionalLong nextDue(long now)
     {
         OptionalLong next = OptionalLong.empty();
         for (WrittenFile known : files.values()) {
             OptionalLong due = known.due(now);
-            if (due.isPresent()) {
-                next = WrittenFile.earlier(next, due.getAsLong());
-            }
+            next = due.isPresent() ? WrittenFile.earlier(next, due.getAsLong()) : next;
         }
         return next;
     }
 
     /**
-     * The files that are due: a file backing off is looked at (a change no event told, or its writer gone quiet); a
-     * fight whose file has kept our write long enough ends; a retry or a back-off is over.
+     * The files that are due: a fight whose file kept our write long enough ends; a file backing off is looked at (a
+     * change no event told, or its writer gone quiet); a retry or a back-off is over.
      *
      * @return whether a pass is wanted
      */
@@ -228,30 +216,20 @@ final class WrittenFiles
     {
         boolean pass = false;
         for (Map.Entry<Path, WrittenFile> entry : files.entrySet()) {
+            Path file = entry.getKey();
             WrittenFile known = entry.getValue();
             if (!known.isDue(now)) {
                 continue;
             }
-            Path file = entry.getKey();
-            if (known.keptLongEnough(now)) {
-                if (holdsOurWrite(file, known)) {
-                    known.fightOver();
-                    log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(policy.fights().backoff().resetAfter()));
-                }
-                else {
-                    known.changedByAnother(now);
-                }
-                pass = true;
-                continue;
+            if (known.keptLongEnough(now) && holdsOurWrite(file, known)) {
+                known.fightOver();
+                log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(policy.fights().backoff().resetAfter()));
             }
-            if (known.backingOff(now)) {
-                // No event may have told of a change: the file's bytes say whether ours were undone, its looks what followed.
-                if (!known.undone() && !holdsOurWrite(file, known)) {
-                    known.changedByAnother(now);
-                }
-                if (known.looked(identity(file), now)) {
-                    known.changedByAnother(now);
-                }
+            else if (known.keptLongEnough(now)) {
+                known.changedByAnother(now);
+            }
+            else if (known.backingOff(now)) {
+                look(file, known, now, false);
                 pass |= known.mayWrite(now) == WrittenFile.Write.EARLY;
                 continue;
             }
@@ -280,7 +258,7 @@ final class WrittenFiles
         }
     }
 
-    private String fightReason(Path file, WrittenFile known, Selection selection)
+    private static String fightReason(Path file, WrittenFile known, Selection selection)
     {
         return "another writer keeps undoing our entry in " + file + "; backing off " + seconds(known.backoff()) + " s. " + hint(selection);
     }
@@ -296,16 +274,11 @@ final class WrittenFiles
         }
     }
 
-    /**
-     * Whole seconds as "30", a fraction as "0.05". Written out: {@code BigDecimal} stays off the agent's path, whose
-     * classes the start-up archive holds ({@code StartPathTest}).
-     */
+    /** @return "30" for whole seconds, "0.05" for a fraction; written out, as {@code BigDecimal} stays off the agent's path ({@code StartPathTest}) */
     static String seconds(Duration duration)
     {
-        long millis = duration.toMillis();
-        String sign = millis < 0 ? "-" : "";
-        long magnitude = Math.abs(millis);
-        String fraction = Long.toString(1000 + magnitude % 1000).substring(1).replaceFirst("0+$", "");
-        return sign + magnitude / 1000 + (fraction.isEmpty() ? "" : "." + fraction);
+        long millis = Math.abs(duration.toMillis());
+        String fraction = Long.toString(1000 + millis % 1000).substring(1).replaceFirst("0+$", "");
+        return (duration.toMillis() < 0 ? "-" : "") + millis / 1000 + (fraction.isEmpty() ? "" : "." + fraction);
     }
 }
