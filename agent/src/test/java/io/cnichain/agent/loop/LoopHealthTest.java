@@ -45,9 +45,8 @@ class LoopHealthTest
                     .containsPattern("cnichain_last_successful_reconcile_timestamp_seconds 1[0-9]{9}\\.[0-9]{3}\n");
 
             // The binary's source gone and the binary with it: no file may name a missing binary. First the loop comes to
-            // rest: the pass that checks our own binary write (its event came after the patch) reads the source and then
-            // the installed binary; moving and deleting in between made it write the binary back from the bytes it had
-            // read, which left the agent ready, truthfully, and the test waiting for a readiness that never went.
+            // rest: a pass checking our own binary write, between the test's move and delete, would write the binary back
+            // from the bytes it read, and the agent would be ready, truthfully.
             loop.barrier();
             Path source = node.imageBinDir().resolve("linkerd-cni");
             Path saved = Files.move(source, node.root().resolve("linkerd-cni.saved"));

@@ -171,9 +171,8 @@ class LoopWatchTest
     /**
      * A wanted directory made one level at a time while the loop arms the watch that waits for it, again and again:
      * fresh, and after the whole chain was deleted. Whatever the pause between levels, the directory ends up watched
-     * (a file made in it is heard of). Watching only the nearest existing ancestor and then looking at the wanted
-     * directory itself lost about one chain in two at 0.5 ms: a level made between that look and the watch sent no
-     * event anywhere.
+     * (a file made in it is heard of): a level made between a look and the watch that should tell of it sends no event
+     * anywhere, so the watches are armed level by level, each before the look below it.
      */
     @Test
     void aDirectoryMadeLevelByLevelWhileTheLoopArmsIsAlwaysWatched(TestNode node)
