@@ -113,7 +113,8 @@ public final class Installer
                     .map(target -> new FileOutcome(target.path(), FileOutcome.Result.FAILED, clash.get(), List.of())).toList();
             return new InstallReport(selection, refused, List.of(), false, List.of(clash.get()), compare);
         }
-        boolean kubeconfigOwed = config.kubeconfig().enabled() && (compare.kubeconfig() || !kubeconfig.exists());
+        boolean kubeconfigThere = !config.kubeconfig().enabled() || kubeconfig.exists();
+        boolean kubeconfigOwed = config.kubeconfig().enabled() && (compare.kubeconfig() || !kubeconfigThere);
         boolean kubeconfigWritten = false;
         if (kubeconfigOwed) {
             try {
@@ -123,8 +124,10 @@ public final class Installer
             catch (CniChainException e) {
                 failures.add(e.getMessage());
             }
+            kubeconfigThere = kubeconfig.exists();
         }
-        boolean binariesOwed = compare.binaries() || !binaryInstalled();
+        boolean binaryThere = binaryInstalled();
+        boolean binariesOwed = compare.binaries() || !binaryThere;
         List<Path> written = List.of();
         if (binariesOwed) {
             try {
@@ -134,9 +137,10 @@ public final class Installer
             catch (CniChainException e) {
                 failures.add(e.getMessage());
             }
+            binaryThere = binaryInstalled();
         }
         Prerequisites owed = new Prerequisites(kubeconfigOwed, binariesOwed);
-        Optional<String> missing = missingPrerequisite();
+        Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere);
         if (missing.isPresent()) {
             failures.add(missing.get());
             return new InstallReport(selection, List.of(), written, kubeconfigWritten, failures, owed);
@@ -200,17 +204,15 @@ public final class Installer
         return Files.isRegularFile(host.toContainer(config.paths().binDir().resolve(config.plugin().type())));
     }
 
-    /**
-     * @return why no configuration may name the plugin now, if so: its binary or its kubeconfig is missing
-     */
-    private Optional<String> missingPrerequisite()
+    /** @return why no configuration may name the plugin now, if so: its binary or its kubeconfig is missing */
+    private Optional<String> missingPrerequisite(boolean binaryThere, boolean kubeconfigThere)
     {
-        if (!binaryInstalled()) {
+        if (!binaryThere) {
             Path source = config.paths().sourceBinDir();
             return Optional.of(config.paths().binDir().resolve(config.plugin().type()) + ": the " + config.plugin().type() + " binary is not installed (source "
                     + source + " " + (Files.isDirectory(source) ? "does not contain it" : "does not exist") + "); no configuration may name a missing binary");
         }
-        if (config.kubeconfig().enabled() && !kubeconfig.exists()) {
+        if (!kubeconfigThere) {
             return Optional.of(kubeconfig.hostPath() + ": the plugin's kubeconfig is missing");
         }
         return Optional.empty();
