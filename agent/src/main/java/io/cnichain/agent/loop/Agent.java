@@ -134,7 +134,7 @@ public final class Agent
                     watchService = pollWithoutWatches();
                 }
                 if (watchService.isPresent()) {
-                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy);
+                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy, io.cnichain.agent.time.Clock.SYSTEM);
                     if (!stopRequested.get()) {
                         loop.run();
                     }

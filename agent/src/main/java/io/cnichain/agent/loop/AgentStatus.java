@@ -1,5 +1,7 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.time.Clock;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +19,7 @@ final class AgentStatus
     /** A pass longer than this makes readiness false until it ends (passes take milliseconds). */
     static final Duration PASS_NOT_READY = Duration.ofSeconds(1);
 
+    private final Clock clock;
     private volatile List<String> notReady = List.of("starting: first reconcile not done yet");
     private volatile long busySinceNanos;
     private volatile boolean loopRunning;
@@ -24,6 +27,17 @@ final class AgentStatus
     private final AtomicLong wakeUpsDone = new AtomicLong();
     private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
     private final List<Supplier<String>> details = new CopyOnWriteArrayList<>();
+
+    AgentStatus()
+    {
+        this(Clock.SYSTEM);
+    }
+
+    /** @param clock the loop's clock, which times a pass */
+    AgentStatus(Clock clock)
+    {
+        this.clock = clock;
+    }
 
     void publish(List<String> reasons)
     {
@@ -58,9 +72,9 @@ final class AgentStatus
     List<String> notReady()
     {
         long since = busySinceNanos;
-        if (since != 0 && System.nanoTime() - since > PASS_NOT_READY.toNanos()) {
+        if (since != 0 && clock.nanoTime() - since > PASS_NOT_READY.toNanos()) {
             List<String> reasons = new java.util.ArrayList<>();
-            reasons.add("a reconcile pass has been under way for " + (System.nanoTime() - since) / 1_000_000
+            reasons.add("a reconcile pass has been under way for " + (clock.nanoTime() - since) / 1_000_000
                     + " ms; what the runtime loads is not known until it ends");
             reasons.addAll(notReady);
             return reasons;
@@ -78,9 +92,15 @@ final class AgentStatus
         loopRunning = running;
     }
 
+    /** @return whether a pass is under way */
+    boolean busy()
+    {
+        return busySinceNanos != 0;
+    }
+
     void busy(boolean busy)
     {
-        busySinceNanos = busy ? System.nanoTime() : 0;
+        busySinceNanos = busy ? clock.nanoTime() : 0;
     }
 
     void wakeUpStarted()
@@ -115,8 +135,8 @@ final class AgentStatus
             return "the reconcile loop is not running";
         }
         long since = busySinceNanos;
-        if (since != 0 && System.nanoTime() - since > stuckAfter.toNanos()) {
-            return "the reconcile loop has been busy with one pass for " + (System.nanoTime() - since) / 1_000_000 + " ms";
+        if (since != 0 && clock.nanoTime() - since > stuckAfter.toNanos()) {
+            return "the reconcile loop has been busy with one pass for " + (clock.nanoTime() - since) / 1_000_000 + " ms";
         }
         return null;
     }

@@ -171,11 +171,7 @@ final class DirectoryWatches
         return result;
     }
 
-    /**
-     * Tries the watches that failed again.
-     *
-     * @return the directories armed now
-     */
+    /** @return the directories armed by trying the watches that failed again */
     Set<Path> retryUnwatchable()
     {
         Set<Path> armedNow = new LinkedHashSet<>();
@@ -188,12 +184,7 @@ final class DirectoryWatches
         return armedNow;
     }
 
-    Set<Path> armedDirectories()
-    {
-        return table.where(entry -> entry.wanted() && entry.key().isPresent());
-    }
-
-    Set<Path> pendingDirectories()
+    private Set<Path> pendingDirectories()
     {
         return table.where(WatchedDirectory::pending);
     }
@@ -256,7 +247,7 @@ final class DirectoryWatches
         }
         // A watch follows its directory's inode, not its path: the parent of every armed directory is watched too, so
         // that a directory renamed away, or another renamed in its place, is an event, not a silence.
-        for (Path directory : armedDirectories()) {
+        for (Path directory : table.where(entry -> entry.wanted() && entry.key().isPresent())) {
             Path parent = directory.getParent();
             if (parent != null && !table.entry(parent).wanted()) {
                 if (!table.entry(parent).watching()) {
@@ -337,13 +328,13 @@ final class DirectoryWatches
      * Repairs what differs (a watch that followed its directory elsewhere, or ended unseen; a directory made unseen),
      * once the difference is settled: a change whose event may still be on its way is left to that event.
      *
-     * @param settled whether a directory (as the agent sees it) changed long enough ago for its event to have come
-     * @return what was repaired, and whether a difference was left for being too recent
+     * @param settled whether a difference of a directory (as the agent sees it) is settled: seen before, so its event would have come
+     * @return what was repaired, and the directories whose difference was left for the next look
      */
-    WatchVerification verify(Predicate<Path> settled)
+    Verification verify(Predicate<Path> settled)
     {
-        List<WatchVerification.Repair> repairs = new ArrayList<>();
-        boolean unsettled = false;
+        List<Repair> repairs = new ArrayList<>();
+        Set<Path> unsettled = new LinkedHashSet<>();
         for (Path directory : table.where(entry -> entry.key().isPresent())) {
             WatchedDirectory entry = table.entry(directory);
             Optional<Object> now = WatchTable.fileKey(directory);
@@ -366,33 +357,39 @@ final class DirectoryWatches
                 continue;
             }
             if (!settled.test(directory)) {
-                unsettled = true;
+                unsettled.add(directory);
                 continue;
             }
             table.cancel(entry);
             table.update(directory, entry.unarmed());
             if (entry.wanted()) {
-                repairs.add(new WatchVerification.Repair(directory, why));
+                repairs.add(new Repair(directory, why));
                 arm(directory);
             }
             else {
                 // An ancestor: the descent below watches it (or a deeper one) anew.
-                repairs.add(new WatchVerification.Repair(directory, why + " (it was watched for " + pendingDirectories() + " to appear)"));
+                repairs.add(new Repair(directory, why + " (it was watched for " + pendingDirectories() + " to appear)"));
             }
         }
         for (Path directory : pendingDirectories()) {
             if (Files.isDirectory(directory)) {
                 if (settled.test(directory)) {
-                    repairs.add(new WatchVerification.Repair(directory, "exists but was not watched"));
+                    repairs.add(new Repair(directory, "exists but was not watched"));
                 }
                 else {
-                    unsettled = true;
+                    unsettled.add(directory);
                 }
             }
         }
         if (!repairs.isEmpty()) {
             reconcileKeys();
         }
-        return new WatchVerification(repairs, unsettled);
+        return new Verification(repairs, unsettled);
     }
+
+    /** What the periodic check of the watches repaired, and the directories whose difference it left for the next look. */
+    record Verification(List<Repair> repairs, Set<Path> unsettled) {}
+
+    /** A directory (as the agent sees it) repaired, and what was wrong, said after its name. */
+    record Repair(Path directory, String why) {}
 }

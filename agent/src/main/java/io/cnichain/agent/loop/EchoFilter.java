@@ -18,30 +18,28 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Says, for every configuration file a wake-up reported, what it is: our own write coming back (ignored), a link
- * someone created or re-pointed, a file someone changed, or a file that is gone; one log line each. A real change
- * restarts the file's retries and, for a file we wrote, marks when our write was undone.
+ * someone created or re-pointed, a file someone changed, or a file that is gone; one log line each, and
+ * {@link WrittenFiles} is told of each real change.
  */
 final class EchoFilter
 {
     private static final Logger log = LoggerFactory.getLogger(EchoFilter.class);
 
     /** Changes to other files are summed up at most this often at INFO; each is at DEBUG. */
-    static final long SUMMARY_NANOS = 1_000_000_000L;
+    private static final long SUMMARY_NANOS = 1_000_000_000L;
 
     private final HostPaths host;
     private final Path confDir;
-    private final WriteLedger ledger;
-    private final RetrySchedule retries;
+    private final WrittenFiles files;
     private int quietChanges;
     private String quietExample;
     private long lastSummaryNanos;
 
-    EchoFilter(HostPaths host, Path confDir, WriteLedger ledger, RetrySchedule retries)
+    EchoFilter(HostPaths host, Path confDir, WrittenFiles files)
     {
         this.host = requireNonNull(host, "host is null");
         this.confDir = requireNonNull(confDir, "confDir is null");
-        this.ledger = requireNonNull(ledger, "ledger is null");
-        this.retries = requireNonNull(retries, "retries is null");
+        this.files = requireNonNull(files, "files is null");
     }
 
     /**
@@ -78,7 +76,7 @@ final class EchoFilter
     private boolean isOtherFile(Path path, ConfigEntry entry)
     {
         return confDir.equals(path.getParent()) && !entry.runtimeLoadable() && !entry.isSymlink()
-                && entry.resolvedFile().flatMap(ledger::last).isEmpty();
+                && entry.resolvedFile().filter(files::wrote).isEmpty();
     }
 
     /**
@@ -117,17 +115,16 @@ final class EchoFilter
                 return true;
             }
             log.info("Link {} {}; it resolves to {}", path, linkVerb(kind), resolved.get());
-            retries.reset(resolved.get());
+            files.retryAfresh(resolved.get());
             log.info("New/changed file [{}] detected; re-installing", path);
             return true;
         }
         if (resolved.isPresent()) {
-            if (ledger.isEcho(entry, snapshot)) {
+            if (files.isEcho(entry, snapshot)) {
                 log.info("Ignoring event: {} {}; written by us", kind, path);
                 return false;
             }
-            retries.reset(resolved.get());
-            ledger.overwrittenAt(resolved.get(), seenNanos);
+            files.changed(resolved.get(), seenNanos);
             if (!resolved.get().equals(path)) {
                 log.info("File {} resolves to {}", path, resolved.get());
             }
@@ -135,6 +132,8 @@ final class EchoFilter
         }
         else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
             log.info("Detected event: {} {}; the file is gone", kind, path);
+            // A file we wrote deleted undoes our write too (our drop-in, deleted as soon as it appears).
+            files.changed(path, seenNanos);
         }
         else {
             log.info("Detected event: {} {}: {}", kind, path, entry.problem().orElse(""));

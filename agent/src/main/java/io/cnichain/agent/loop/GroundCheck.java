@@ -9,11 +9,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -27,12 +27,12 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * The look runs on an idle node too, so it does as little as it can: the table is read into the same buffer, through a
  * descriptor held open (the kernel prints the file afresh at every read from its start), and taken apart only when its
- * bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}). Done
- * afresh every second, the two cost an idle agent about 1 MiB of resident memory (docs/performance.md).
+ * bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}). Whether
+ * the conf dir leads elsewhere is this class's question, for the look and for every pass ({@link #confDirMoved()}).
  */
 final class GroundCheck
 {
-    static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final Duration EVERY = Duration.ofSeconds(1);
     private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
 
     private final NodePaths paths;
@@ -59,20 +59,26 @@ final class GroundCheck
         HostPaths host = new HostPaths(paths.hostRoot());
         this.watched = List.of(host.toContainer(paths.confDir()).toAbsolutePath().normalize(), host.toContainer(paths.binDir()).toAbsolutePath().normalize());
         this.mountinfo = requireNonNull(mountinfo, "mountinfo is null");
-        this.moved = paths.confDirMoved();
+        this.moved = Optional.empty();
         this.mounts = mounts();
         // Held only while the loop runs (it closes the check when it ends): a loop never started keeps no descriptor.
         close();
     }
 
-    /** @return what changed since the last look, for the log; empty when nothing did */
-    Optional<String> look()
+    /** @return why the configured conf dir now leads to another directory than the one the agent works in, if it does */
+    Optional<String> confDirMoved()
     {
         if (movedAgain == null) {
             // Not in the constructor: the loop is built at start-up, while the kernel's calls may still be linking.
             movedAgain = paths.confDirMovedAgain(FileSystemCalls.get());
         }
-        Optional<String> movedNow = movedAgain.get();
+        return movedAgain.get();
+    }
+
+    /** @return what changed since the last look, for the log; empty when nothing did */
+    Optional<String> look()
+    {
+        Optional<String> movedNow = confDirMoved();
         List<String> mountsNow = mounts();
         List<String> changes = new ArrayList<>();
         if (!movedNow.equals(moved)) {

@@ -1,25 +1,25 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.core.engine.Prerequisites;
+
 import java.nio.file.Path;
-import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
- * What one wake-up of the loop asks of the reconcile pass: the configuration files that changed (host paths, with
- * the first event of each), and whatever else calls for a pass. Filled in by the loop's thread, then handed over.
+ * What one wake-up of the loop asks of the reconcile pass: the configuration files that changed (host paths, with the
+ * first event of each), and whatever else calls for a pass. Filled in by the loop's thread, then handed over.
  */
 final class PassRequest
 {
     private final long wokeNanos;
     private final Map<Path, EventKind> configFiles = new LinkedHashMap<>();
-    private final Set<Path> stableChecks = new LinkedHashSet<>();
     private boolean binaries;
     private boolean kubeconfig;
+    /** Events may have been lost, or a watched directory came and went: everything is looked at. */
     private boolean rescan;
+    /** A deadline is due: a retry, the end of a back-off, a fight's end. */
     private boolean owed;
 
     PassRequest(long wokeNanos)
@@ -28,10 +28,10 @@ final class PassRequest
     }
 
     /** @return the request of the first pass: everything is looked at */
-    static PassRequest startup()
+    static PassRequest everything(long nowNanos)
     {
-        PassRequest request = new PassRequest(System.nanoTime());
-        request.rescan();
+        PassRequest request = new PassRequest(nowNanos);
+        request.rescan = true;
         return request;
     }
 
@@ -50,23 +50,19 @@ final class PassRequest
         kubeconfig = true;
     }
 
-    /** Events may have been lost, or a watched directory came and went: check everything. */
     void rescan()
     {
         rescan = true;
     }
 
-    /** A timer is due: a retry, the end of a back-off, or a stability check of {@code stableCheck}. */
-    void timerDue(Timers.Timer timer)
+    void owed()
     {
         owed = true;
-        timer.stableCheck().ifPresent(stableChecks::add);
     }
 
-    /** @return whether anything calls for a pass */
     boolean wanted()
     {
-        return owed || rescan || binaries || kubeconfig || !configFiles.isEmpty();
+        return !onlyConfigFiles() || !configFiles.isEmpty();
     }
 
     /** @return whether changed configuration files are all there is (then, if each is our echo, no pass is needed) */
@@ -77,27 +73,13 @@ final class PassRequest
 
     Map<Path, EventKind> configFiles()
     {
-        return Collections.unmodifiableMap(configFiles);
+        return configFiles;
     }
 
-    Set<Path> stableChecks()
+    /** @return the prerequisites to compare: those an event named, all on a rescan */
+    Prerequisites prerequisites()
     {
-        return Collections.unmodifiableSet(stableChecks);
-    }
-
-    boolean binaries()
-    {
-        return binaries;
-    }
-
-    boolean kubeconfig()
-    {
-        return kubeconfig;
-    }
-
-    boolean rescanRequested()
-    {
-        return rescan;
+        return new Prerequisites(kubeconfig || rescan, binaries || rescan);
     }
 
     /** @return when a configuration file's event woke the loop, the start of the reaction time we measure */

@@ -1,152 +1,107 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.loop.Deadlines.Job;
+import io.cnichain.agent.time.Backoff;
+import io.cnichain.agent.time.Clock;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.engine.Engine;
-import io.cnichain.core.fs.BoundedFileReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Path;
 import java.nio.file.WatchService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
+import java.util.SplittableRandom;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * The agent's one reconcile thread. Every change goes through it, serially: watches are armed before the first
- * scan; the thread blocks on the watch service (no wake-up when nothing happens, or until a timer is due), takes
- * every event that is already queued, and reconciles once for the batch, so a burst is coalesced without delaying
- * the first reaction.
+ * The agent's one reconcile thread. Every change goes through it, serially: install everything, then wait for a change
+ * or a deadline, take every event already queued, and reconcile once for the batch, so a burst is coalesced without
+ * delaying the first reaction. Watches are armed before the first look.
  *
  * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (what
- * each event asks of the pass) and {@link WatchPlanner} (which directories to watch), {@link Timers} (passes owed),
- * {@link ReconcilePass} (one pass over the installer), with {@link EchoFilter} and {@link WriteLedger} (our own
- * writes coming back), {@link TargetPatcher}, {@link FightTracker} and {@link RetrySchedule} (per-file state), and
- * {@link WriteRetries} (writes the filesystem refused, tried again while they fail).
+ * each event asks of the pass) and {@link WatchPlanner} (which directories to watch), {@link ReconcilePass} (one pass:
+ * the engine's install sequence), {@link EchoFilter} (our own writes coming back), {@link WrittenFiles} (what the
+ * agent knows of each file it writes), {@link Deadlines} (when to wake without an event), {@link GroundCheck} and
+ * {@link PeriodicCheck} (what no event tells). Time is the {@link Clock} the agent hands in.
  */
 final class ReconcileLoop
 {
     private static final Logger log = LoggerFactory.getLogger(ReconcileLoop.class);
+    /** Watches that could not be armed (the inotify limit) are tried again, and everything looked at, on this back-off. */
+    private static final Backoff.Policy WATCH_RETRY = new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(30), 0, 0, Duration.ZERO);
 
     private final Engine engine;
-    private final EventIntake intake;
-    private final WatchPlanner planner;
-    private final Timers timers = new Timers();
-    private final NodeScanner scanner;
-    private final ReconcilePass pass;
-    private final TargetPatcher patcher;
-    private final WriteRetries writeRetries;
+    private final Clock clock;
     private final AgentStatus status;
     private final AgentMetrics metrics;
-    private final PeriodicCheck check;
-    private final long checkEveryNanos;
-    private final Optional<ConfigFileNotice> configNotice;
+    private final EventIntake intake;
+    private final WatchPlanner planner;
+    private final NodeScanner scanner;
+    private final WrittenFiles files;
+    private final ReconcilePass pass;
     private final GroundCheck ground;
-    private long nextGroundNanos = Long.MAX_VALUE;
-    private long nextCheckNanos = Long.MAX_VALUE;
-    /** Watches that failed (the inotify limit) are tried again, and everything rescanned, at this time; doubling to 30 s. */
-    private long nextWatchRetryNanos = Long.MAX_VALUE;
-    private long watchRetryDelayNanos = WATCH_RETRY_FIRST_NANOS;
-    private static final long WATCH_RETRY_FIRST_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long WATCH_RETRY_MOST_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private final PeriodicCheck check;
+    private final Optional<ConfigFileNotice> configNotice;
+    private final Deadlines deadlines = new Deadlines();
+    private final Backoff watchRetry = new Backoff(WATCH_RETRY, new SplittableRandom());
+    private Duration watchRetryWait = WATCH_RETRY.first();
     private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
-    /** Directories were armed after the last look: the next pass looks at everything. */
-    private boolean rescanOwed;
+    private boolean checkAtOnce;
     private WatchPlan plan;
     private volatile boolean stopping;
 
-    ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy)
+    ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy, Clock clock)
     {
         this.engine = requireNonNull(engine, "engine is null");
+        this.clock = requireNonNull(clock, "clock is null");
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
-        requireNonNull(policy, "policy is null");
-        this.intake = new EventIntake(watchService, metrics);
+        this.intake = new EventIntake(watchService, metrics, clock);
         this.planner = new WatchPlanner(engine);
         this.plan = planner.initial();
-        WriteLedger ledger = new WriteLedger(engine.host(), new BoundedFileReader(engine.config().paths().maxConfigBytes()));
-        RetrySchedule retries = new RetrySchedule(policy.retryDelays());
-        this.writeRetries = new WriteRetries(RetrySchedule.repeatingLast(policy.writeRetryDelays()), timers);
-        this.patcher = new TargetPatcher(engine.installer(), ledger, new FightTracker(policy.fights()), retries, writeRetries, timers, metrics);
         this.scanner = new NodeScanner(engine.config().layout());
-        this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), ledger, retries), patcher);
-        this.check = new PeriodicCheck(engine.host(), engine.config().paths(), engine.config().plugin().type(), scanner, intake, metrics);
-        this.checkEveryNanos = engine.config().run().periodicCheck().toNanos();
-        this.configNotice = ConfigFileNotice.of(engine.config());
+        this.files = new WrittenFiles(engine, requireNonNull(policy, "policy is null"), metrics, clock);
         this.ground = new GroundCheck(engine.config().paths());
+        this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), files), files, ground);
+        this.check = new PeriodicCheck(engine.config().plugin().type(), scanner, intake.watches(), metrics);
+        this.configNotice = ConfigFileNotice.of(engine.config());
         configNotice.ifPresent(notice -> {
             status.addDetail(notice::describe);
             metrics.addGauge(ConfigFileNotice.METRIC_NAME, ConfigFileNotice.METRIC_HELP, notice::changedGauge);
         });
     }
 
-    /**
-     * Runs until {@link #stop()}.
-     */
+    /** Runs until {@link #stop()}. */
     void run()
     {
         status.loopRunning(true);
         try {
-            // Armed before the first scan: anything written from now on produces an event we will see.
-            intake.watch(watched());
-            if (intake.unwatchable().isEmpty()) {
+            // Armed before the first look: anything written from now on produces an event we will see.
+            intake.watches().want(watched());
+            if (intake.watches().unwatchable().isEmpty()) {
                 log.info("Watching {} (and {} for token rotation, {} for our binary)", engine.config().paths().confDir(), plan.serviceAccountDir(),
                         engine.config().paths().binDir());
             }
-            scheduleWatchRetry(System.nanoTime());
-            reconcile(PassRequest.startup());
-            if (checkEveryNanos > 0) {
-                nextCheckNanos = System.nanoTime() + checkEveryNanos;
-            }
-            nextGroundNanos = System.nanoTime() + GroundCheck.EVERY_NANOS;
+            long start = clock.nanoTime();
+            deadlines.set(Job.LOOK, start + GroundCheck.EVERY.toNanos());
+            scheduleCheck(start);
+            status.wakeUpStarted();
+            PassRequest request = PassRequest.everything(start);
             while (!stopping) {
-                EventIntake.Batch batch = intake.next(nextDeadline());
-                status.wakeUpStarted();
-                PassRequest request = new PassRequest(batch.wokeNanos());
-                if (batch.rescan() || rescanOwed) {
-                    request.rescan();
-                    scanner.changedEverything();
-                    rescanOwed = false;
-                }
-                boolean configDirChanged = false;
-                for (DirectoryEvent event : batch.events()) {
-                    noteChange(event);
-                    plan.classify(event, request);
-                    configDirChanged |= configNotice.isPresent() && event.directory().equals(configNotice.get().directory());
-                }
-                if (configDirChanged) {
-                    configNotice.get().check();
-                }
-                long now = System.nanoTime();
-                for (Timers.Timer timer : timers.takeDue(now)) {
-                    request.timerDue(timer);
-                }
-                if (now - nextGroundNanos >= 0) {
-                    Optional<String> moved = ground.look();
-                    if (moved.isPresent()) {
-                        log.warn("{}; looking at everything again", moved.get());
-                        request.rescan();
-                        scanner.changedEverything();
-                        // The check re-arms each watch where its directory is now (a mount hides the old one).
-                        nextCheckNanos = now;
-                    }
-                    nextGroundNanos = now + GroundCheck.EVERY_NANOS;
-                }
-                if (now - nextCheckNanos >= 0) {
-                    periodicCheck(request, now);
-                }
-                if (now - nextWatchRetryNanos >= 0) {
-                    retryWatches(request, now);
-                }
                 if (request.wanted()) {
                     reconcile(request);
                 }
                 status.wakeUpDone();
+                request = nextRequest();
             }
         }
         catch (ClosedWatchServiceException e) {
@@ -161,89 +116,122 @@ final class ReconcileLoop
         }
     }
 
+    /** Blocks until something changes or a deadline is due, and says what that asks of the next pass. */
+    private PassRequest nextRequest()
+            throws InterruptedException
+    {
+        deadlines.set(Job.FILES, files.nextDue(clock.nanoTime()));
+        EventIntake.Batch batch = intake.next(deadlines.next());
+        status.wakeUpStarted();
+        PassRequest request = new PassRequest(batch.wokeNanos());
+        if (batch.rescan()) {
+            rescan(request);
+        }
+        boolean configFileChanged = false;
+        for (EventIntake.Event event : batch.events()) {
+            noteChange(event);
+            plan.classify(event, request);
+            configFileChanged |= configNotice.isPresent() && event.directory().equals(configNotice.get().directory());
+        }
+        if (configFileChanged) {
+            configNotice.get().check();
+        }
+        long now = clock.nanoTime();
+        for (Job job : deadlines.takeDue(now)) {
+            switch (job) {
+                case FILES -> {
+                    if (files.wake(now)) {
+                        request.owed();
+                    }
+                }
+                case LOOK -> look(request, now);
+                case CHECK -> periodicCheck(request, now);
+                case WATCHES -> retryWatches(request, now);
+                case RESCAN -> rescan(request);
+            }
+        }
+        return request;
+    }
+
     /** @return the plan's directories, and the one holding the agent's own configuration file */
     private Set<Path> watched()
     {
-        Set<Path> directories = new java.util.LinkedHashSet<>(plan.directories());
+        Set<Path> directories = new LinkedHashSet<>(plan.directories());
         configNotice.ifPresent(notice -> directories.add(notice.directory()));
         return directories;
     }
 
-    /**
-     * @return when the loop must wake up without an event: the next timer, the periodic check, a watch to try again, or
-     *         the look at what changes without an event ({@link GroundCheck})
-     */
-    private OptionalLong nextDeadline()
+    private void rescan(PassRequest request)
     {
-        OptionalLong earliest = timers.nextDueNanos();
-        for (long own : new long[] {nextWatchRetryNanos, nextCheckNanos, nextGroundNanos}) {
-            if (own != Long.MAX_VALUE && (earliest.isEmpty() || own - earliest.getAsLong() < 0)) {
-                earliest = OptionalLong.of(own);
-            }
-        }
-        return earliest;
+        request.rescan();
+        scanner.changedEverything();
     }
 
-    /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a timer, and try the watch. */
+    /** What changes without an event ({@link GroundCheck}): seen, everything is looked at, and each watch armed where it is now. */
+    private void look(PassRequest request, long now)
+    {
+        Optional<String> changed = ground.look();
+        if (changed.isPresent()) {
+            log.warn("{}; looking at everything again", changed.get());
+            rescan(request);
+            checkAtOnce = true;
+            deadlines.set(Job.CHECK, now);
+        }
+        deadlines.set(Job.LOOK, now + GroundCheck.EVERY.toNanos());
+    }
+
+    /**
+     * The second chance: see {@link PeriodicCheck}. The file is judged only when the loop is at rest (this wake-up asks
+     * for no pass and no file wants the loop); a difference left for a second look is looked at again shortly.
+     */
+    private void periodicCheck(PassRequest request, long now)
+    {
+        boolean atRest = !request.wanted() && !deadlines.has(Job.FILES);
+        PeriodicCheck.Outcome outcome = check.run(belief, atRest, checkAtOnce);
+        checkAtOnce = false;
+        if (outcome.repair()) {
+            rescan(request);
+        }
+        if (outcome.unsure()) {
+            deadlines.set(Job.CHECK, now + PeriodicCheck.SETTLE.toNanos());
+        }
+        else {
+            scheduleCheck(now);
+        }
+    }
+
+    private void scheduleCheck(long now)
+    {
+        Duration every = engine.config().run().periodicCheck();
+        deadlines.set(Job.CHECK, every.isZero() ? OptionalLong.empty() : OptionalLong.of(now + every.toNanos()));
+    }
+
+    /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a back-off, and try the watch. */
     private void scheduleWatchRetry(long now)
     {
-        if (intake.unwatchable().isEmpty()) {
-            nextWatchRetryNanos = Long.MAX_VALUE;
-            watchRetryDelayNanos = WATCH_RETRY_FIRST_NANOS;
+        if (intake.watches().unwatchable().isEmpty()) {
+            watchRetry.reset();
+            deadlines.set(Job.WATCHES, OptionalLong.empty());
         }
-        else if (nextWatchRetryNanos == Long.MAX_VALUE) {
-            nextWatchRetryNanos = now + watchRetryDelayNanos;
+        else if (!deadlines.has(Job.WATCHES)) {
+            watchRetryWait = watchRetry.failed(now).orElseThrow();
+            deadlines.set(Job.WATCHES, now + watchRetryWait.toNanos());
         }
     }
 
     private void retryWatches(PassRequest request, long now)
     {
-        Set<Path> armed = intake.retryUnwatchable();
+        Set<Path> armed = intake.watches().retryUnwatchable();
         // Whether or not the watch is back, what changed meanwhile was not told: look at everything.
-        request.rescan();
-        scanner.changedEverything();
-        nextWatchRetryNanos = Long.MAX_VALUE;
-        if (intake.unwatchable().isEmpty()) {
+        rescan(request);
+        if (intake.watches().unwatchable().isEmpty()) {
             log.info("Every watch is in place again ({}); rescanning", armed);
-            watchRetryDelayNanos = WATCH_RETRY_FIRST_NANOS;
         }
-        else {
-            watchRetryDelayNanos = Math.min(watchRetryDelayNanos * 2, WATCH_RETRY_MOST_NANOS);
-            scheduleWatchRetry(now);
-        }
-    }
-
-    /** @return the pass's reasons, and one for each wanted directory that could not be watched */
-    private List<String> withUnwatched(List<String> notReady)
-    {
-        if (intake.unwatchable().isEmpty()) {
-            return notReady;
-        }
-        List<String> reasons = new java.util.ArrayList<>(notReady);
-        intake.unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
-                + "; a change there would go unseen (looking again every " + TimeUnit.NANOSECONDS.toSeconds(watchRetryDelayNanos)
-                + " s until the watch is back)"));
-        return reasons;
-    }
-
-    /**
-     * The second chance: see {@link PeriodicCheck}. The file is judged only when the loop is at rest (this wake-up asks
-     * for no pass and no timer is owed); a difference too recent to judge is checked again shortly.
-     */
-    private void periodicCheck(PassRequest request, long now)
-    {
-        boolean atRest = !request.wanted() && timers.nextDueNanos().isEmpty();
-        PeriodicCheck.Outcome outcome = check.run(belief, atRest);
-        if (outcome.repair()) {
-            request.rescan();
-            scanner.changedEverything();
-        }
-        nextCheckNanos = outcome.unsure() ? now + TimeUnit.MILLISECONDS.toNanos(PeriodicCheck.SETTLE_MILLIS)
-                : checkEveryNanos > 0 ? now + checkEveryNanos : Long.MAX_VALUE;
+        scheduleWatchRetry(now);
     }
 
     /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */
-    private void noteChange(DirectoryEvent event)
+    private void noteChange(EventIntake.Event event)
     {
         if (event.directory().equals(plan.confDir())) {
             scanner.changed(event.name());
@@ -265,36 +253,26 @@ final class ReconcileLoop
         status.busy(true);
         try {
             ReconcilePass.Report report = pass.run(request);
-            patcher.scheduleFightWakes(System.nanoTime());
-            // Binaries or kubeconfig that could not be written are tried again by a timer: what blocks them (a full or
-            // read-only filesystem) may clear without any event.
-            if (pass.prerequisitesPending()) {
-                writeRetries.failed(engine.config().paths().binDir(), "our binaries and kubeconfig", System.nanoTime());
-            }
-            else {
-                writeRetries.succeeded(engine.config().paths().binDir());
-            }
             metrics.reconcile(report.result());
             if (report.result() == ReconcileResult.ECHO) {
                 belief = PeriodicCheck.Belief.of(report, belief.ready());
                 return;
             }
-            if (report.notReady().isEmpty() && intake.unwatchable().isEmpty()) {
-                metrics.success(System.currentTimeMillis());
-            }
             if (report.selection().isPresent()) {
                 plan = planner.plan(report.selection().get(), report.snapshot());
-                Set<Path> armed = intake.watch(watched());
-                scheduleWatchRetry(System.nanoTime());
+                Set<Path> armed = intake.watches().want(watched());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
                     // Watch, then look: what changed there between this pass's look and the watch sent no event, and
                     // only a look at everything sees it (the next pass's look follows events otherwise).
-                    rescanOwed = true;
-                    timers.schedule(System.nanoTime(), Timers.Kind.NEW_WATCHES, Optional.empty());
+                    deadlines.set(Job.RESCAN, clock.nanoTime());
                 }
             }
+            scheduleWatchRetry(clock.nanoTime());
             List<String> notReady = withUnwatched(report.notReady());
+            if (notReady.isEmpty()) {
+                metrics.success(System.currentTimeMillis());
+            }
             status.publish(notReady);
             belief = PeriodicCheck.Belief.of(report, notReady.isEmpty());
         }
@@ -311,5 +289,17 @@ final class ReconcileLoop
         finally {
             status.busy(false);
         }
+    }
+
+    /** @return the pass's reasons, and one for each wanted directory that could not be watched */
+    private List<String> withUnwatched(List<String> notReady)
+    {
+        if (intake.watches().unwatchable().isEmpty()) {
+            return notReady;
+        }
+        List<String> reasons = new ArrayList<>(notReady);
+        intake.watches().unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
+                + "; a change there would go unseen (looking again every " + watchRetryWait.toSeconds() + " s until the watch is back)"));
+        return reasons;
     }
 }

@@ -1,32 +1,29 @@
 package io.cnichain.agent.loop;
 
-import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.engine.InstallReport;
 import io.cnichain.core.engine.Installer;
-import io.cnichain.core.fs.linux.FileSystemCalls;
-import io.cnichain.spi.ConfigTarget;
+import io.cnichain.core.engine.Prerequisites;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * One reconcile pass over the engine's {@link Installer}, in the install order: a fresh look at the node and the
- * adapter's decision; our binaries and our kubeconfig when they may have changed; no file patched while either is
- * missing; then every authoritative file, each through the {@link TargetPatcher}. A request whose files are all our
- * own echo ends before any of that. Keeps what must outlive a pass: whether binaries or kubeconfig still need a
- * look, and what was already said (the adapter in use, its notes, "no primary yet"), so it is said once.
+ * One reconcile pass: a fresh look at the node and the adapter's decision, then the engine's install sequence
+ * ({@link Installer#install}), each file through {@link WrittenFiles#patch}. A request whose files are all our own
+ * echo ends before any of that. Keeps what must outlive a pass: which of binaries and kubeconfig still need a look,
+ * and what was already said (the adapter in use, its notes, a failure, "no primary yet"), so it is said once.
  */
 final class ReconcilePass
 {
@@ -34,26 +31,23 @@ final class ReconcilePass
 
     private final Engine engine;
     private final NodeScanner scanner;
-    private final Installer installer;
     private final EchoFilter echoes;
-    private final TargetPatcher patcher;
+    private final WrittenFiles files;
+    private final GroundCheck ground;
 
-    private boolean binariesDirty = true;
-    private boolean kubeconfigDirty = true;
-    private boolean active;
+    /** Our kubeconfig and binaries to compare at the next pass: everything at first, then what events named or a failed write left. */
+    private Prerequisites compare = Prerequisites.ALL;
     private boolean saidNoPrimary;
     private String lastAdapter = "";
-    private Set<String> lastNotes = Set.of();
-    /** Whether the conf dir's links lead elsewhere now, asked with the walk remembered: made at the first pass. */
-    private Supplier<Optional<String>> confDirMoved;
+    private Set<String> said = Set.of();
 
-    ReconcilePass(Engine engine, NodeScanner scanner, EchoFilter echoes, TargetPatcher patcher)
+    ReconcilePass(Engine engine, NodeScanner scanner, EchoFilter echoes, WrittenFiles files, GroundCheck ground)
     {
         this.engine = requireNonNull(engine, "engine is null");
         this.scanner = requireNonNull(scanner, "scanner is null");
-        this.installer = engine.installer();
         this.echoes = requireNonNull(echoes, "echoes is null");
-        this.patcher = requireNonNull(patcher, "patcher is null");
+        this.files = requireNonNull(files, "files is null");
+        this.ground = requireNonNull(ground, "ground is null");
     }
 
     /**
@@ -61,154 +55,75 @@ final class ReconcilePass
      */
     Report run(PassRequest request)
     {
-        binariesDirty |= request.binaries() || request.rescanRequested();
-        kubeconfigDirty |= request.kubeconfig() || request.rescanRequested();
+        compare = compare.or(request.prerequisites());
         // One look at the node per pass, made from what changed since the last one.
         NodeSnapshot snapshot = scanner.snapshot();
-        if (!request.configFiles().isEmpty() && !echoes.anyRealChange(request.configFiles(), snapshot, request.wokeNanos())
-                && request.onlyConfigFiles() && !binariesDirty && !kubeconfigDirty) {
+        boolean realChange = request.configFiles().isEmpty() || echoes.anyRealChange(request.configFiles(), snapshot, request.wokeNanos());
+        if (!realChange && request.onlyConfigFiles() && !compare.any()) {
             return new Report(ReconcileResult.ECHO, List.of(), Optional.empty(), snapshot);
         }
         Selection selection = engine.select(snapshot);
-        announce(selection, snapshot);
-        // The adapter failing, or the runtime's file being one we may not write, makes the node not ready; the files
-        // that can be patched still are.
-        List<String> notReady = new ArrayList<>(problems(selection));
-        if (confDirMoved == null) {
-            // Asked on every pass that decides: a fresh walk made and took apart a path per name, interpreted, on the reaction's path.
-            confDirMoved = engine.config().paths().confDirMovedAgain(FileSystemCalls.get());
-        }
-        Optional<String> moved = confDirMoved.get();
-        if (moved.isPresent()) {
-            if (!lastNotes.contains(moved.get())) {
-                log.error("{}", moved.get());
-            }
-            notReady.add(moved.get());
-        }
-        if (selection.targets().isEmpty()) {
-            if (!notReady.isEmpty()) {
-                return report(ReconcileResult.FAILED, notReady, selection, snapshot);
-            }
-            if (!saidNoPrimary) {
-                log.info("No active CNI configuration files found in {}; waiting for the primary network plugin to write one (nothing is created until then)",
-                        engine.config().paths().confDir());
-                saidNoPrimary = true;
-            }
-            active = false;
-            List<String> reasons = new ArrayList<>();
-            if (engine.hostRootProblem().isPresent()) {
-                reasons.add(engine.hostRootProblem().get());
-            }
-            reasons.add("no primary CNI configuration in " + engine.config().paths().confDir() + " yet");
-            return report(ReconcileResult.NOTHING, reasons, selection, snapshot);
-        }
-        saidNoPrimary = false;
-        if (!active) {
-            // Nothing was installed while there was no primary: install everything now.
-            active = true;
-            binariesDirty = true;
-            kubeconfigDirty = true;
-        }
-        installPrerequisites(notReady);
-        Optional<String> missing = installer.missingPrerequisite();
-        if (missing.isPresent()) {
-            log.error("Not patching any configuration: {}", missing.get());
-            notReady.add(missing.get());
-            return report(ReconcileResult.FAILED, notReady, selection, snapshot);
-        }
-        for (Path file : request.stableChecks()) {
-            patcher.checkStable(file);
-        }
+        InstallReport installed = engine.installer().install(snapshot, selection, compare,
+                target -> files.patch(target, selection, snapshot, request.firstFileEventNanos()));
+        compare = installed.owed();
+        files.prerequisites(!selection.targets().isEmpty() && compare.any(), request.wokeNanos());
+        // The adapter failing, the runtime's file being one we may not write, the conf dir leading elsewhere make the node
+        // not ready; the files that can be patched still are.
+        List<String> notReady = new ArrayList<>(installed.failures());
+        ground.confDirMoved().ifPresent(notReady::add);
+        announce(selection, snapshot, notReady);
         ReconcileResult result = notReady.isEmpty() ? ReconcileResult.OK : ReconcileResult.FAILED;
-        for (ConfigTarget target : selection.targets()) {
-            Optional<TargetPatcher.NotPatched> problem = patcher.patch(target, selection, snapshot, request.firstFileEventNanos());
-            if (problem.isPresent()) {
-                notReady.add(problem.get().reason());
-                result = worse(result, problem.get().result());
+        for (FileOutcome outcome : installed.outcomes()) {
+            if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
+                notReady.add(outcome.detail());
+                result = result == ReconcileResult.FAILED || outcome.failed() ? ReconcileResult.FAILED : ReconcileResult.WAITING;
             }
         }
-        return report(result, notReady, selection, snapshot);
-    }
-
-    /** @return whether our binaries or kubeconfig still have to be written (the last try failed) while a primary exists */
-    boolean prerequisitesPending()
-    {
-        return active && (binariesDirty || kubeconfigDirty);
-    }
-
-    /** What fails the pass whatever is patched: the adapter's failure, and a runtime's file we may not write. */
-    private static List<String> problems(Selection selection)
-    {
-        List<String> problems = new ArrayList<>();
-        if (selection.failure().isPresent()) {
-            problems.add(selection.failure().get());
+        if (!selection.targets().isEmpty() || !notReady.isEmpty()) {
+            saidNoPrimary = false;
+            return new Report(result, notReady, Optional.of(selection), snapshot);
         }
-        if (selection.unpatchable().isPresent()) {
-            problems.add(selection.unpatchable().get());
+        if (!saidNoPrimary) {
+            log.info("No active CNI configuration files found in {}; waiting for the primary network plugin to write one (nothing is created until then)",
+                    engine.config().paths().confDir());
+            saidNoPrimary = true;
         }
-        return problems;
+        List<String> reasons = new ArrayList<>();
+        engine.hostRootProblem().ifPresent(reasons::add);
+        reasons.add("no primary CNI configuration in " + engine.config().paths().confDir() + " yet");
+        return new Report(ReconcileResult.NOTHING, reasons, Optional.of(selection), snapshot);
     }
 
-    private void announce(Selection selection, NodeSnapshot snapshot)
+    /**
+     * Says the adapter when it changes, and each note and each failure once, when it appears, not on every pass (a file
+     * not patched is said by the installer as it happens).
+     */
+    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures)
     {
         if (lastAdapter.isEmpty()) {
-            log.info("Placing the entry by {}: {}", installer.placement().placement().yaml(), installer.placement().why());
+            log.info("Placing the entry by {}: {}", engine.installer().placement().placement().yaml(), engine.installer().placement().why());
         }
         if (!selection.chosen().name().equals(lastAdapter)) {
             log.info("Using adapter {} ({})", selection.chosen().name(), selection.why());
             lastAdapter = selection.chosen().name();
         }
-        Set<String> notes = new LinkedHashSet<>(selection.notes());
-        notes.addAll(selection.warnings());
-        notes.addAll(snapshot.brokenBeforeEffective());
-        Set<String> problems = new LinkedHashSet<>(problems(selection));
-        // Each said once, when it appears, not on every pass.
-        for (String problem : problems) {
-            if (!lastNotes.contains(problem)) {
-                log.error("{}", problem);
+        Set<String> now = new LinkedHashSet<>();
+        selection.notes().forEach(note -> warnOnce(note, now));
+        selection.warnings().forEach(warning -> warnOnce(warning, now));
+        snapshot.brokenBeforeEffective().forEach(broken -> warnOnce(broken, now));
+        for (String failure : failures) {
+            if (now.add(failure) && !said.contains(failure)) {
+                log.error("{}", failure);
             }
         }
-        for (String note : notes) {
-            if (!lastNotes.contains(note)) {
-                log.warn("{}", note);
-            }
-        }
-        notes.addAll(problems);
-        lastNotes = notes;
+        said = now;
     }
 
-    private void installPrerequisites(List<String> notReady)
+    private void warnOnce(String note, Set<String> now)
     {
-        if (kubeconfigDirty) {
-            try {
-                installer.ensureKubeconfig();
-                kubeconfigDirty = false;
-            }
-            catch (CniChainException e) {
-                log.error("{}", e.getMessage());
-                notReady.add(e.getMessage());
-            }
+        if (now.add(note) && !said.contains(note)) {
+            log.warn("{}", note);
         }
-        if (binariesDirty) {
-            try {
-                installer.installBinaries();
-                binariesDirty = false;
-            }
-            catch (CniChainException e) {
-                log.error("{}", e.getMessage());
-                notReady.add(e.getMessage());
-            }
-        }
-    }
-
-    private static ReconcileResult worse(ReconcileResult a, ReconcileResult b)
-    {
-        return a == ReconcileResult.FAILED || b == ReconcileResult.FAILED ? ReconcileResult.FAILED : ReconcileResult.WAITING;
-    }
-
-    private static Report report(ReconcileResult result, List<String> notReady, Selection selection, NodeSnapshot snapshot)
-    {
-        return new Report(result, notReady, Optional.of(selection), snapshot);
     }
 
     /**

@@ -72,7 +72,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
      * @param event   the event
      * @param request what the wake-up asks so far
      */
-    void classify(DirectoryEvent event, PassRequest request)
+    void classify(EventIntake.Event event, PassRequest request)
     {
         Path directory = event.directory();
         String name = event.name();

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A link in the conf dir whose target, in another directory, is not there yet (or has gone): when it appears, the
- * runtime loads it at once, and inotify says nothing in the conf dir. Found by the reliability suite: the agent never
- * heard of it, and the runtime ran a configuration without our entry until some other change came along.
+ * runtime loads it at once, and inotify says nothing in the conf dir: the agent watches where the link points, or the
+ * runtime would run a configuration without our entry until some other change came along.
  */
 @Tag("reliability")
 @ExtendWith(TempNodeExtension.class)

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +35,7 @@ class LoopDropInTest
             assertThat(node.read("10-calico.conflist")).isEqualTo(before);
 
             Files.delete(dropIn);
-            loop.awaitCount("Created CNI drop-in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf", 2);
+            loop.awaitLog("Put our entry back in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf: another writer removed it");
             loop.awaitReady();
             assertThat(dropIn).isRegularFile();
 
@@ -42,7 +43,7 @@ class LoopDropInTest
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             loop.awaitLog("New/changed file [/etc/cni/net.d/10-calico.conflist] detected; re-installing");
             loop.barrier();
-            assertThat(loop.count("Created CNI drop-in")).isEqualTo(2);
+            assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf")).isEqualTo(2);
             assertThat(Files.readString(list)).isEqualTo(before);
             assertThat(loop.status.ready()).as(String.valueOf(loop.status.notReady())).isTrue();
         }
@@ -118,6 +119,7 @@ class LoopDropInTest
         node.write("10-flannel.conflist", TestNode.CALICO.replace("k8s-pod-network", "cbr0"));
         java.util.concurrent.atomic.AtomicInteger reverts = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger renames = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread cilium = new Thread(() -> {
             while (running.get()) {
@@ -134,6 +136,7 @@ class LoopDropInTest
                         node.replaceAtomically("05-cilium.conflist", new String(original, java.nio.charset.StandardCharsets.UTF_8));
                         reverts.incrementAndGet();
                     }
+                    rounds.incrementAndGet();
                     Thread.sleep(5);
                 }
                 catch (java.io.IOException e) {
@@ -150,8 +153,10 @@ class LoopDropInTest
             io.cnichain.testkit.Await.until(java.time.Duration.ofSeconds(10), () -> renames.get() >= 1, () -> "cilium renamed nothing");
             // Cilium rewrites its own file (an upgrade, a restart): the drop-in is not its business.
             node.replaceAtomically("05-cilium.conflist", new String(original, java.nio.charset.StandardCharsets.UTF_8));
-            Thread.sleep(500);
             loop.barrier();
+            // Two more rounds of the stand-in's after everything the agent did: what it would revert, it has.
+            int seen = rounds.get();
+            io.cnichain.testkit.Await.until(java.time.Duration.ofSeconds(10), () -> rounds.get() >= seen + 2, () -> "the stand-in stopped");
             assertThat(reverts.get()).as("Cilium never had an edit of ours to revert").isZero();
             assertThat(loop.count("backing off")).isZero();
             assertThat(Files.readAllBytes(own)).isEqualTo(original);
@@ -195,16 +200,24 @@ class LoopDropInTest
             other.start();
             try {
                 loop.awaitLog("Backing off: /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf was undone");
-                long created = loop.count("Created CNI drop-in");
-                Thread.sleep(1000);
-                // Backed off 150 ms doubling to 300 ms: a few writes a second, not one per deletion.
-                assertThat(loop.count("Created CNI drop-in") - created).as("writes in 1 s of fighting").isLessThanOrEqualTo(8);
+                // Backed off 150 ms, then 300: one write when each back-off is over, not one per deletion.
+                for (long backoff : new long[] {150, 300}) {
+                    long written = loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf");
+                    loop.advance(Duration.ofMillis(backoff - 1));
+                    loop.barrier();
+                    assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf")).as("writes while backing off").isEqualTo(written);
+                    loop.advance(Duration.ofMillis(1));
+                    loop.awaitWrites("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf", written + 1);
+                }
                 assertThat(loop.status.ready()).isFalse();
             }
             finally {
                 deleting.set(false);
                 other.join(5000);
             }
+            loop.advance(Duration.ofMillis(300));
+            loop.await(() -> Files.isRegularFile(dropIn), () -> dropIn + " is not back");
+            loop.advance(Duration.ofMillis(150));
             loop.awaitLog("the fight is over");
             loop.awaitReady();
             assertThat(dropIn).isRegularFile();

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -21,9 +22,8 @@ class LoopFightTest
      * window, so only a revert timed from when it was seen counts as quick at the end of a back-off); over after
      * 150 ms of peace.
      */
-    static final AgentPolicy FIGHTS = new AgentPolicy(RunningLoop.FAST.retryDelays(),
-            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(150), Duration.ofMillis(300), Duration.ofMillis(150),
-                    Duration.ofMillis(100)),
+    static final AgentPolicy FIGHTS = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), RunningLoop.backoff(150, 300, 0, 150), Duration.ofMillis(100)),
             RunningLoop.FAST.stuckAfter());
 
     static final String FIGHT = "another writer keeps undoing our entry in /etc/cni/net.d/05-cilium.conflist; backing off ";
@@ -37,43 +37,49 @@ class LoopFightTest
         try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
             loop.awaitPatched(file);
             AtomicBoolean fighting = new AtomicBoolean(true);
-            Thread other = new Thread(() -> {
-                // The other writer undoes our entry the moment it sees it.
-                while (fighting.get()) {
-                    if (RunningLoop.read(file).contains("linkerd-cni")) {
-                        node.replaceAtomically("05-cilium.conflist", original);
-                    }
-                    pause(1);
-                }
-            }, "other-writer");
-            other.start();
+            Thread other = undoingAtOnce(node, file, original, fighting);
             try {
-                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist was undone", 3);
+                // The loop's time stands still: every revert is quick, and the third makes a fight.
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist was undone", 1);
+                loop.barrier();
                 assertThat(loop.status.ready()).isFalse();
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith(FIGHT)
                         .endsWith("Hint: " + LoopTestAdapter.FIGHT_HINT));
+                // No write until the back-off is over, one when it is, undone at once: the next step is longer.
+                for (int step = 2; step <= 3; step++) {
+                    long writes = loop.metrics.patchesWritten();
+                    Duration backoff = Duration.ofMillis(Math.round(Double.parseDouble(RunningLoop.afterNextWrite(loop.lines("Backing off").getLast())) * 1000));
+                    loop.advance(backoff.minusMillis(1));
+                    loop.barrier();
+                    assertThat(loop.metrics.patchesWritten()).as("writes before the back-off is over").isEqualTo(writes);
+                    loop.advance(Duration.ofMillis(1));
+                    loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist was undone", step);
+                    assertThat(loop.metrics.patchesWritten()).as("writes when the back-off is over").isEqualTo(writes + 1);
+                }
             }
             finally {
                 fighting.set(false);
                 other.join();
             }
-            assertThat(loop.lines("Backing off: /etc/cni/net.d/05-cilium.conflist").subList(0, 3)).extracting(RunningLoop::afterNextWrite)
+            assertThat(loop.lines("Backing off: /etc/cni/net.d/05-cilium.conflist")).extracting(RunningLoop::afterNextWrite)
                     .containsExactly("0.15", "0.3", "0.3");
             // One write per back-off: the revert that came while we waited is counted as the quick revert it was.
             List<String> writesAndSteps = loop.lines("/etc/cni/net.d/05-cilium.conflist").stream()
-                    .filter(line -> line.contains("Created CNI config") || line.contains("Backing off"))
+                    .filter(line -> line.contains("Created CNI config") || line.contains("Put our entry back") || line.contains("Backing off"))
                     .map(line -> line.contains("Backing off") ? "step" : "write")
                     .toList();
             int firstStep = writesAndSteps.indexOf("step");
-            assertThat(writesAndSteps.subList(firstStep, firstStep + 5)).containsExactly("step", "write", "step", "write", "step");
+            assertThat(writesAndSteps.subList(firstStep, writesAndSteps.size())).containsExactly("step", "write", "step", "write", "step");
             assertThat(loop.lines("Backing off").get(0)).contains("was undone 3 times within 10 s, each time less than 100 ms after our write; "
                     + "another writer is fighting over it. Next write in 0.15 s. Hint: " + LoopTestAdapter.FIGHT_HINT);
 
-            // The other writer stopped: once the file has kept our entry for a while, back to normal and ready.
+            // The other writer stopped: once the back-off is over and the file has kept our entry for a while, back to normal.
+            loop.advance(Duration.ofMillis(300));
             loop.awaitPatched(file);
-            loop.awaitReady();
+            loop.advance(Duration.ofMillis(150));
             loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has kept our entry for 0.15 s; the fight is over, back to normal speed");
-            assertThat(loop.metrics()).containsPattern("cnichain_fights_total ([3-9]|[1-9][0-9])\n").contains("cnichain_ready 1");
+            loop.awaitReady();
+            assertThat(loop.metrics()).containsPattern("cnichain_fights_total [3-9]\n").contains("cnichain_ready 1");
         }
     }
 
@@ -86,10 +92,10 @@ class LoopFightTest
         try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
             loop.awaitPatched(file);
             for (int rewrite = 1; rewrite <= FIGHTS.fights().threshold() + 1; rewrite++) {
-                // The primary's pace, not a wait for the agent: it rewrites well after the quick-revert window.
-                Thread.sleep(2 * FIGHTS.fights().quickRevert().toMillis());
+                // The primary's pace: it rewrites well after the quick-revert window.
+                loop.advance(FIGHTS.fights().quickRevert().multipliedBy(2));
                 node.replaceAtomically("10-flannel.conflist", original);
-                loop.awaitCount("Created CNI config /etc/cni/net.d/10-flannel.conflist", 1 + rewrite);
+                loop.awaitWrites("/etc/cni/net.d/10-flannel.conflist", 1 + rewrite);
                 loop.awaitPatched(file);
             }
             loop.barrier();
@@ -97,6 +103,86 @@ class LoopFightTest
             assertThat(loop.metrics()).contains("cnichain_fights_total 0\n");
             assertThat(loop.status.notReady()).isEmpty();
         }
+    }
+
+    /**
+     * A writer that undoes our entry at once, as Cilium's does, and once, mid-fight, rewrote its file on its own: that
+     * rewrite earns one early write (a writer that rewrites on its own may have stopped), which it undoes at once; from
+     * then on the back-off stands, one write when it is over, whatever the log says of the next.
+     */
+    @Test
+    void oneRewriteOfItsOwnMidFightDoesNotDefeatTheBackOff(TestNode node)
+            throws Exception
+    {
+        AgentPolicy policy = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
+                new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
+                RunningLoop.FAST.stuckAfter());
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, policy, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            AtomicBoolean fighting = new AtomicBoolean(true);
+            Thread other = undoingAtOnce(node, file, original, fighting);
+            try {
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 1);
+                undone(loop, file);
+                loop.advance(Duration.ofSeconds(1));
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 2);
+                undone(loop, file);
+
+                // Half a second after it undid our write, the writer rewrites its file on its own, then leaves it alone.
+                loop.advance(Duration.ofMillis(500));
+                node.replaceAtomically("05-cilium.conflist", original);
+                loop.barrier();
+                long writes = loop.metrics.patchesWritten();
+                loop.advance(Duration.ofSeconds(1));
+                loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has been left alone for 1 s; writing our entry again before the back-off ends");
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 3);
+                undone(loop, file);
+                assertThat(loop.metrics.patchesWritten()).as("one early write").isEqualTo(writes + 1);
+                String backoff = RunningLoop.afterNextWrite(loop.lines("Backing off").getLast());
+                assertThat(backoff).isEqualTo("4");
+
+                // The writer only undoes our entry now: each second of the back-off passes without a write, then one.
+                for (int second = 1; second < 4; second++) {
+                    loop.advance(Duration.ofSeconds(1));
+                    loop.barrier();
+                    assertThat(loop.metrics.patchesWritten()).as("writes %d s into a back-off of %s s", second, backoff).isEqualTo(writes + 1);
+                }
+                loop.advance(Duration.ofMillis(999));
+                loop.barrier();
+                assertThat(loop.metrics.patchesWritten()).isEqualTo(writes + 1);
+                loop.advance(Duration.ofMillis(1));
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 4);
+                assertThat(loop.metrics.patchesWritten()).as("the write when the back-off is over").isEqualTo(writes + 2);
+            }
+            finally {
+                fighting.set(false);
+                other.join();
+            }
+        }
+    }
+
+    /** Waits for the other writer to undo our last write, and for the loop to have seen it. */
+    private static void undone(RunningLoop loop, Path file)
+    {
+        loop.await(() -> !PluginList.patched(file), () -> "our write was not undone");
+        loop.barrier();
+    }
+
+    /** Another writer that puts its own version back the moment it sees our entry, as Cilium's exclusive mode does. */
+    static Thread undoingAtOnce(TestNode node, Path file, String original, AtomicBoolean running)
+    {
+        Thread other = new Thread(() -> {
+            while (running.get()) {
+                if (RunningLoop.read(file).contains("linkerd-cni")) {
+                    node.replaceAtomically(file.getFileName().toString(), original);
+                }
+                pause(1);
+            }
+        }, "other-writer");
+        other.start();
+        return other;
     }
 
     private static void pause(long millis)

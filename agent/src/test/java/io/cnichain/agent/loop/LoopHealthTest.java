@@ -45,9 +45,8 @@ class LoopHealthTest
                     .containsPattern("cnichain_last_successful_reconcile_timestamp_seconds 1[0-9]{9}\\.[0-9]{3}\n");
 
             // The binary's source gone and the binary with it: no file may name a missing binary. First the loop comes to
-            // rest: the pass that checks our own binary write (its event came after the patch) reads the source and then
-            // the installed binary; moving and deleting in between made it write the binary back from the bytes it had
-            // read, which left the agent ready, truthfully, and the test waiting for a readiness that never went.
+            // rest: a pass checking our own binary write, between the test's move and delete, would write the binary back
+            // from the bytes it read, and the agent would be ready, truthfully.
             loop.barrier();
             Path source = node.imageBinDir().resolve("linkerd-cni");
             Path saved = Files.move(source, node.root().resolve("linkerd-cni.saved"));
@@ -100,8 +99,11 @@ class LoopHealthTest
 
                 CountDownLatch held = adapter.holdPasses();
                 node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
-                loop.await(() -> get(server, "/healthz").startsWith("503 the reconcile loop has been busy with one pass for "),
-                        () -> "/healthz says " + get(server, "/healthz"));
+                loop.await(loop.status::busy, () -> "no pass began");
+                loop.advanceNow(RunningLoop.FAST.stuckAfter());
+                assertThat(get(server, "/healthz")).as("busy for as long as the policy allows").isEqualTo("200 ok\n");
+                loop.advanceNow(Duration.ofMillis(1));
+                assertThat(get(server, "/healthz")).startsWith("503 the reconcile loop has been busy with one pass for 201 ms");
                 held.countDown();
                 loop.await(() -> get(server, "/healthz").equals("200 ok\n"), () -> "/healthz says " + get(server, "/healthz"));
                 loop.awaitPatched(file);

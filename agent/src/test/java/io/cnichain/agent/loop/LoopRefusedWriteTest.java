@@ -18,53 +18,58 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A write the filesystem refuses (here an immutable directory, {@code chattr +i}: no file may be created in it) is
- * tried again on its own back-off, and succeeds once the directory is writable again, which sends no event at all.
+ * A write the filesystem refuses (here an immutable directory or file, {@code chattr +i}) is tried again on its own
+ * back-off, each try once it is due, and succeeds once it is writable again, which sends no event at all.
  */
 @NeedsRoot(commands = "chattr")
 @ExtendWith(TempNodeExtension.class)
 class LoopRefusedWriteTest
 {
     /** {@link RunningLoop#FAST}, with refused writes tried again after 10, 20, then every 40 ms. */
-    static final AgentPolicy POLICY = new AgentPolicy(RunningLoop.FAST.retryDelays(), RunningLoop.FAST.fights(), RunningLoop.FAST.stuckAfter(),
-            List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40)));
+    static final AgentPolicy POLICY = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.backoff(10, 40, 0, 0), RunningLoop.FAST.fights(),
+            RunningLoop.FAST.stuckAfter());
 
     @Test
     void aRefusedPatchIsTriedAgainOnTheBackOffAndSucceedsOnceTheDirectoryIsWritableWithoutAnyEvent(TestNode node)
             throws Exception
     {
-        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        // The runtime's file behind a link, in a directory of its own: the conf dir stays writable for the barrier.
+        Path directory = node.host("/etc/cni/oci");
+        Path file = node.writeAt(directory.resolve("10-oci.conflist-current"), TestNode.OCI);
+        node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
         try (RunningLoop loop = RunningLoop.start(node, POLICY, new LoopTestAdapter())) {
             loop.awaitPatched(file);
             loop.awaitReady();
             try {
-                NeedsRootExtension.run("chattr", "+i", node.confDir().toString());
+                NeedsRootExtension.run("chattr", "+i", directory.toString());
                 // The primary rewrites its file in place (allowed: the file itself is not immutable); our temp file cannot be made.
-                node.rewriteInPlace("10-calico.conflist", TestNode.CALICO);
-                loop.awaitCount("Trying /etc/cni/net.d/10-calico.conflist again in 40 ms", 2);
-                assertThat(loop.lines("Trying /etc/cni/net.d/10-calico.conflist again")).startsWith(
-                        "DEBUG Trying /etc/cni/net.d/10-calico.conflist again in 10 ms (try 1 after a refused write)",
-                        "DEBUG Trying /etc/cni/net.d/10-calico.conflist again in 20 ms (try 2 after a refused write)",
-                        "DEBUG Trying /etc/cni/net.d/10-calico.conflist again in 40 ms (try 3 after a refused write)",
-                        "DEBUG Trying /etc/cni/net.d/10-calico.conflist again in 40 ms (try 4 after a refused write)");
-                assertThat(loop.lines("WARN Not patching /etc/cni/net.d/10-calico.conflist")).first().asString()
+                node.rewriteInPlaceAt(file, TestNode.OCI);
+                triedOnTheBackOff(loop, "/etc/cni/oci/10-oci.conflist-current");
+                assertThat(loop.lines("Trying /etc/cni/oci/10-oci.conflist-current again")).containsExactly(
+                        "DEBUG Trying /etc/cni/oci/10-oci.conflist-current again in 10 ms (try 1 after a refused write)",
+                        "DEBUG Trying /etc/cni/oci/10-oci.conflist-current again in 20 ms (try 2 after a refused write)",
+                        "DEBUG Trying /etc/cni/oci/10-oci.conflist-current again in 40 ms (try 3 after a refused write)",
+                        "DEBUG Trying /etc/cni/oci/10-oci.conflist-current again in 40 ms (try 4 after a refused write)");
+                assertThat(loop.lines("WARN Not patching /etc/cni/net.d/10-oci.conflist")).first().asString()
                         .contains("cannot be written").contains("Operation not permitted");
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
-                        .startsWith("/etc/cni/net.d/10-calico.conflist: cannot be written: ").contains("Operation not permitted"));
+                        .startsWith("/etc/cni/oci/10-oci.conflist-current: cannot be written: ").contains("Operation not permitted"));
                 assertThat(loop.metrics()).contains("cnichain_ready 0");
-                assertThat(PluginList.plugins(file)).containsExactly("calico", "portmap");
-                assertThat(tempFiles(node.confDir())).isEmpty();
+                assertThat(PluginList.plugins(file)).containsExactly("oci-ipvlan", "oci-ptp");
+                assertThat(tempFiles(directory)).isEmpty();
             }
             finally {
-                NeedsRootExtension.run("chattr", "-i", node.confDir().toString());
+                NeedsRootExtension.run("chattr", "-i", directory.toString());
             }
             // No event tells the loop: its own timer does.
+            loop.advance(Duration.ofMillis(40));
             loop.awaitPatched(file);
             loop.awaitReady();
             loop.barrier();
-            long tries = loop.count("Trying /etc/cni/net.d/10-calico.conflist again");
+            long tries = loop.count("Trying /etc/cni/oci/10-oci.conflist-current again");
+            loop.advance(Duration.ofMinutes(1));
             loop.barrier();
-            assertThat(loop.count("Trying /etc/cni/net.d/10-calico.conflist again")).as("no more tries once it succeeded").isEqualTo(tries);
+            assertThat(loop.count("Trying /etc/cni/oci/10-oci.conflist-current again")).as("no more tries once it succeeded").isEqualTo(tries);
         }
     }
 
@@ -76,7 +81,7 @@ class LoopRefusedWriteTest
         NeedsRootExtension.run("chattr", "+i", node.binDir().toString());
         try (RunningLoop loop = RunningLoop.start(node, POLICY, new LoopTestAdapter())) {
             try {
-                loop.awaitCount("Trying our binaries and kubeconfig again in 40 ms", 2);
+                triedOnTheBackOff(loop, "our binaries and kubeconfig");
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith("/opt/cni/bin: "))
                         .anySatisfy(reason -> assertThat(reason).contains("the linkerd-cni binary is not installed"));
                 assertThat(PluginList.plugins(file)).as("no configuration may name a missing binary").containsExactly("calico", "portmap");
@@ -85,6 +90,7 @@ class LoopRefusedWriteTest
             finally {
                 NeedsRootExtension.run("chattr", "-i", node.binDir().toString());
             }
+            loop.advance(Duration.ofMillis(40));
             loop.awaitPatched(file);
             loop.awaitReady();
             assertThat(node.binDir().resolve("linkerd-cni")).exists();
@@ -100,11 +106,10 @@ class LoopRefusedWriteTest
         NeedsRootExtension.run("chattr", "+i", conf.toString());
         try (RunningLoop loop = RunningLoop.start(node, POLICY, new LoopTestAdapter())) {
             try {
-                loop.awaitCount("Trying /etc/cni/net.d/10-bridge.conf again in 40 ms", 2);
+                triedOnTheBackOff(loop, "/etc/cni/net.d/10-bridge.conf");
                 loop.barrier();
-                // One conversion per try (the first, then after 10, 20 and 40 ms, and perhaps one more meanwhile), not one per
-                // echo of the list we wrote: that spun, a write every few milliseconds, for as long as the .conf stayed.
-                assertThat(loop.count("Renaming /etc/cni/net.d/10-bridge.conf extension to .conflist")).isBetween(4L, 6L);
+                // One conversion per try (the first, then after 10, 20, 40 and 40 ms), not one per echo of the list we wrote.
+                assertThat(loop.count("Renaming /etc/cni/net.d/10-bridge.conf extension to .conflist")).isEqualTo(5);
                 assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
                         .startsWith("/etc/cni/net.d/10-bridge.conf: cannot be deleted: ").contains("Operation not permitted"));
                 assertThat(conf).exists();
@@ -113,9 +118,25 @@ class LoopRefusedWriteTest
             finally {
                 NeedsRootExtension.run("chattr", "-i", conf.toString());
             }
+            loop.advance(Duration.ofMillis(40));
             loop.await(() -> !Files.exists(conf), () -> conf + " is still there");
             loop.awaitPatched(conflist);
             loop.awaitReady();
+        }
+    }
+
+    /** The first try, then one at each due time of the back-off (10, 20, 40, 40 ms), nothing a millisecond before. */
+    private static void triedOnTheBackOff(RunningLoop loop, String what)
+    {
+        long[] delays = {10, 20, 40, 40};
+        for (int attempt = 1; attempt <= delays.length; attempt++) {
+            loop.awaitLog("Trying " + what + " again in " + delays[attempt - 1] + " ms (try " + attempt + " after a refused write)");
+            loop.advance(Duration.ofMillis(delays[attempt - 1] - 1));
+            loop.barrier();
+            assertThat(loop.count("Trying " + what + " again")).as("tries before try %d is due", attempt + 1).isEqualTo(attempt);
+            if (attempt < delays.length) {
+                loop.advance(Duration.ofMillis(1));
+            }
         }
     }
 

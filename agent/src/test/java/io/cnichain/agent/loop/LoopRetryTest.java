@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,9 +22,10 @@ class LoopRetryTest
     {
         Path file = node.write("10-calico.conflist", BROKEN);
         try (RunningLoop loop = RunningLoop.start(node)) {
-            loop.awaitLog("/etc/cni/net.d/10-calico.conflist still cannot be patched after 3 retries");
+            // RunningLoop.FAST: 10, 20 and 40 ms, in that order, once each, each tried once it is due and not before.
+            retriesOnSchedule(loop, 1);
+            loop.advance(Duration.ofSeconds(10));
             loop.barrier();
-            // RunningLoop.FAST: 10, 20 and 40 ms, in that order, once each, whatever other passes came in between.
             assertThat(loop.lines("Retrying /etc/cni/net.d/10-calico.conflist")).containsExactly(
                     "DEBUG Retrying /etc/cni/net.d/10-calico.conflist in 10 ms (retry 1 of 3)",
                     "DEBUG Retrying /etc/cni/net.d/10-calico.conflist in 20 ms (retry 2 of 3)",
@@ -35,9 +37,7 @@ class LoopRetryTest
 
             // A change, still broken: the schedule starts again from the beginning.
             node.replaceAtomically("10-calico.conflist", BROKEN + " ");
-            loop.awaitCount("still cannot be patched after 3 retries", 2);
-            loop.barrier();
-            assertThat(loop.count("Retrying /etc/cni/net.d/10-calico.conflist in 10 ms (retry 1 of 3)")).isEqualTo(2);
+            retriesOnSchedule(loop, 2);
             assertThat(loop.count("Retrying /etc/cni/net.d/10-calico.conflist")).isEqualTo(6);
 
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
@@ -46,4 +46,21 @@ class LoopRetryTest
         }
     }
 
+    /** Each retry comes when it is due: nothing a millisecond before, the retry at its time; then the file is given up. */
+    private static void retriesOnSchedule(RunningLoop loop, int round)
+    {
+        long before = 3L * (round - 1);
+        int retry = 1;
+        for (long delay : new long[] {10, 20, 40}) {
+            loop.awaitLog("Retrying /etc/cni/net.d/10-calico.conflist in " + delay + " ms (retry " + retry + " of 3)");
+            loop.awaitCount("Retrying /etc/cni/net.d/10-calico.conflist in " + delay + " ms (retry " + retry + " of 3)", round);
+            loop.advance(Duration.ofMillis(delay - 1));
+            loop.barrier();
+            assertThat(loop.count("Retrying /etc/cni/net.d/10-calico.conflist") - before).as("retries before retry %d is due", retry).isEqualTo(retry);
+            assertThat(loop.count("still cannot be patched")).isEqualTo(round - 1);
+            loop.advance(Duration.ofMillis(1));
+            retry++;
+        }
+        loop.awaitCount("/etc/cni/net.d/10-calico.conflist still cannot be patched after 3 retries", round);
+    }
 }

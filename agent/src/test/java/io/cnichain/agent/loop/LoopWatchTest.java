@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,6 +93,43 @@ class LoopWatchTest
         }
     }
 
+    /**
+     * Linkerd's own installer, replaced by the agent, removes our entry, the kubeconfig and the binary on its way out (they
+     * carry its names). The pass that finds any of them missing puts it back, whatever the events that woke it named:
+     * here the pass woken by the binary's deletion is held while the rest goes.
+     */
+    @Test
+    void whatLinkerdsInstallerRemovesOnItsWayOutIsPutBackByThePassThatFindsItMissing(TestNode node)
+            throws Exception
+    {
+        LoopTestAdapter adapter = new LoopTestAdapter();
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
+        Path binary = node.binDir().resolve("linkerd-cni");
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, adapter)) {
+            loop.awaitPatched(file);
+            CountDownLatch held = adapter.holdPasses();
+            long woken = loop.status.wakeUpsStarted();
+            Files.delete(binary);
+            loop.await(() -> loop.status.wakeUpsStarted() > woken, () -> "the binary's deletion woke no pass");
+            Files.delete(kubeconfig);
+            node.rewriteInPlace("10-calico.conflist", TestNode.CALICO);
+            held.countDown();
+
+            loop.awaitPatched(file);
+            loop.await(() -> Files.exists(kubeconfig) && Files.exists(binary), () -> "the kubeconfig or the binary is not back");
+            loop.awaitReady();
+            loop.barrier();
+            assertThat(loop.count("kubeconfig is missing")).as("nothing said missing that the pass puts back").isZero();
+            // Each written once at start, and put back once, in the install order.
+            assertThat(loop.lines("Wrote kubeconfig")).hasSize(2).last().isEqualTo("INFO Wrote kubeconfig /etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig: it was missing");
+            assertThat(loop.lines("CNI binaries")).hasSize(2).last().isEqualTo("INFO Wrote linkerd CNI binaries to /opt/cni/bin: linkerd-cni was missing");
+            assertThat(loop.lines("Put our entry back")).containsExactly("INFO Put our entry back in /etc/cni/net.d/10-calico.conflist: another writer removed it");
+            List<String> log = loop.lines("");
+            assertThat(log.indexOf(loop.lines("Wrote kubeconfig").get(1))).isLessThan(log.indexOf(loop.lines("CNI binaries").get(1)));
+        }
+    }
+
     @Test
     void theConfDirDeletedAndRecreatedIsWatchedAgain(TestNode node)
             throws Exception
@@ -105,9 +143,9 @@ class LoopWatchTest
             loop.awaitPatched(file);
             loop.await(() -> Files.exists(node.conf("ZZZ-linkerd-cni-kubeconfig")), () -> "the kubeconfig went with the directory and is not back");
             // The new directory is watched: a later rewrite is seen too.
-            long writes = loop.count("Created CNI config /etc/cni/net.d/10-calico.conflist");
+            long writes = loop.writes("/etc/cni/net.d/10-calico.conflist");
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
-            loop.awaitCount("Created CNI config /etc/cni/net.d/10-calico.conflist", writes + 1);
+            loop.awaitWrites("/etc/cni/net.d/10-calico.conflist", writes + 1);
             loop.awaitPatched(file);
         }
     }
@@ -133,9 +171,8 @@ class LoopWatchTest
     /**
      * A wanted directory made one level at a time while the loop arms the watch that waits for it, again and again:
      * fresh, and after the whole chain was deleted. Whatever the pause between levels, the directory ends up watched
-     * (a file made in it is heard of). Watching only the nearest existing ancestor and then looking at the wanted
-     * directory itself lost about one chain in two at 0.5 ms: a level made between that look and the watch sent no
-     * event anywhere.
+     * (a file made in it is heard of): a level made between a look and the watch that should tell of it sends no event
+     * anywhere, so the watches are armed level by level, each before the look below it.
      */
     @Test
     void aDirectoryMadeLevelByLevelWhileTheLoopArmsIsAlwaysWatched(TestNode node)

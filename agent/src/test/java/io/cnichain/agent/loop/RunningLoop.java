@@ -1,6 +1,8 @@
 package io.cnichain.agent.loop;
 
 import static io.cnichain.testkit.PluginList.patched;
+import io.cnichain.agent.time.Backoff;
+import io.cnichain.agent.time.ManualClock;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.config.AgentConfig;
@@ -29,25 +31,35 @@ import java.util.function.Supplier;
 
 /**
  * The reconcile loop on a thread of its own, on a {@link TestNode}, with a real engine, a real watch service
- * (inotify) and the {@link LoopTestAdapter}; timings from an {@link AgentPolicy} in milliseconds. What it logs is in
- * {@link CapturedLog}, cleared when it starts.
+ * (inotify) and the {@link LoopTestAdapter}; its time is a {@link ManualClock} the test moves ({@link #advance}). What
+ * it logs is in {@link CapturedLog}, cleared when it starts.
  *
- * <p>A check that something did <em>not</em> happen is ordered by {@link #barrier()}, never by a sleep.
+ * <p>A check that something did <em>not</em> happen is ordered by {@link #barrier()}, never by a sleep: the clock is moved
+ * to just before when it would happen, then the barrier shows that the loop has dealt with everything up to then.
  */
 final class RunningLoop
         implements AutoCloseable
 {
-    /** Retries after 10, 20 and 40 ms; a fight is 3 reverts within 100 ms of our write, backed off 50 ms doubling to 200 ms. */
-    static final AgentPolicy FAST = new AgentPolicy(
-            List.of(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40)),
-            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(200), Duration.ofMillis(150),
-                    Duration.ofMillis(100)),
+    /**
+     * Retries after 10, 20 and 40 ms, refused writes after 0.25 s doubling to 30 s; a fight is 3 reverts within 100 ms of
+     * our write, backed off 50 ms doubling to 200 ms, over after 150 ms of peace.
+     */
+    static final AgentPolicy FAST = new AgentPolicy(backoff(10, 40, 3, 0), AgentPolicy.defaults().refusedWrite(),
+            new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), backoff(50, 200, 0, 150), Duration.ofMillis(100)),
             Duration.ofMillis(200));
+
+    /** @return a back-off from {@code first} doubling to {@code cap} (milliseconds), without jitter */
+    static Backoff.Policy backoff(long first, long cap, int tries, long resetAfter)
+    {
+        return new Backoff.Policy(Duration.ofMillis(first), Duration.ofMillis(cap), 0, tries, Duration.ofMillis(resetAfter));
+    }
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     final TestNode node;
-    final AgentStatus status = new AgentStatus();
+    /** The loop's time: it stands still until a test moves it. */
+    final ManualClock clock = new ManualClock();
+    final AgentStatus status = new AgentStatus(clock);
     final AgentMetrics metrics = new AgentMetrics();
     private final ReconcileLoop loop;
     private final Thread thread;
@@ -62,7 +74,7 @@ final class RunningLoop
         AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH, "core tests")), List.of());
         Engine engine = new Engine(config, registry);
         try {
-            loop = new ReconcileLoop(engine, FileSystems.getDefault().newWatchService(), status, metrics, policy);
+            loop = new ReconcileLoop(engine, FileSystems.getDefault().newWatchService(), status, metrics, policy, clock);
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -190,15 +202,46 @@ final class RunningLoop
     }
 
     /**
+     * Moves the loop's time on once it has dealt with everything before (a pass under way would read the new time for
+     * what it did before); what falls due is dealt with as soon as the loop looks (within milliseconds).
+     */
+    void advance(Duration by)
+    {
+        barrier(false);
+        clock.advance(by);
+    }
+
+    /** Moves the loop's time on at once, whatever the loop is doing: for a pass held up on purpose, or a conf dir it cannot see. */
+    void advanceNow(Duration by)
+    {
+        clock.advance(by);
+    }
+
+    /**
      * Everything that happened on the node before this call has been dealt with when it returns: it creates a file
      * the loop ignores, waits for the loop to say so, then for the wake-up that saw it to be done, pass included.
      */
     void barrier()
     {
+        barrier(true);
+    }
+
+    /**
+     * {@link #barrier()} while the test has changed the node behind the loop's back (no event tells of it): readiness
+     * may not hold until the loop's second chance finds it.
+     */
+    void barrierWhileUnseen()
+    {
+        barrier(false);
+    }
+
+    private void barrier(boolean checkInvariant)
+    {
         for (int attempt = 1; ; attempt++) {
             long overflows = count("overflow");
             Path file = node.write("barrier-" + ++barriers + ".tmp", "");
-            String line = "Ignoring event: CREATE /etc/cni/net.d/" + file.getFileName() + "; not a configuration";
+            // Said with the conf dir's real path (it may be reached through a link).
+            String line = "/" + file.getFileName() + "; not a configuration";
             // More than 512 events queued at once come back as one overflow, which drops the barrier's event too (the
             // loop rescans instead): then another barrier is made.
             await(() -> count(line) > 0 || count("overflow") > overflows, () -> "expected a line with '" + line + "'");
@@ -217,7 +260,9 @@ final class RunningLoop
                 throw new UncheckedIOException(e);
             }
             if (seen) {
-                checkInvariantAtRest("after a barrier");
+                if (checkInvariant) {
+                    checkInvariantAtRest("after a barrier");
+                }
                 return;
             }
         }
@@ -245,6 +290,17 @@ final class RunningLoop
     long count(String text)
     {
         return lines(text).size();
+    }
+
+    /** @return how many times our entry was written into files whose path starts so: created (a list, a drop-in), or put back */
+    long writes(String path)
+    {
+        return count("Created CNI config " + path) + count("Created CNI drop-in " + path) + count("Put our entry back in " + path);
+    }
+
+    void awaitWrites(String path, long count)
+    {
+        await(() -> writes(path) >= count, () -> "expected " + count + " writes of our entry into " + path);
     }
 
     void awaitLog(String text)

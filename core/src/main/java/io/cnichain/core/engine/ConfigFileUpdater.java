@@ -54,8 +54,9 @@ final class ConfigFileUpdater
     /**
      * @param snapshot the pass's look at the node: a file it already read and parsed is patched from those bytes, not
      *                 read and parsed again
+     * @param putBack  why our entry is written again, when the caller knows it had been there: said instead of "Created"
      */
-    FileOutcome install(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot)
+    FileOutcome install(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot, Optional<String> putBack)
     {
         Path file = target.resolvedFile();
         if (!target.path().equals(file)) {
@@ -104,7 +105,7 @@ final class ConfigFileUpdater
             return new FileOutcome(target.path(), FileOutcome.Result.WAITING, file + ": not complete yet: " + incomplete.get(), List.of());
         }
         PatchPlan plan = ConfigFilePatcher.planInstall(loaded, loadName, targetName, entry);
-        return carryOut(target.path(), file, bytes, plan, entry.get("type").asText(), true);
+        return carryOut(target.path(), file, bytes, plan, entry.get("type").asText(), true, putBack);
     }
 
     FileOutcome uninstall(Path path, Path target, String type)
@@ -132,10 +133,10 @@ final class ConfigFileUpdater
         if (!(plan instanceof PatchPlan.Unchanged) && !(plan instanceof PatchPlan.Refused)) {
             log.info("Removing {} config from {}", type, path.equals(target) ? path : path + " (" + target + ")");
         }
-        return carryOut(path, target, bytes, plan, type, false);
+        return carryOut(path, target, bytes, plan, type, false, Optional.empty());
     }
 
-    private FileOutcome carryOut(Path path, Path target, byte[] original, PatchPlan plan, String type, boolean installing)
+    private FileOutcome carryOut(Path path, Path target, byte[] original, PatchPlan plan, String type, boolean installing, Optional<String> putBack)
     {
         try {
             if (plan instanceof PatchPlan.Unchanged unchanged) {
@@ -159,7 +160,10 @@ final class ConfigFileUpdater
                 // The original's bytes outside the edit, as they were (a byte that is not UTF-8 included).
                 PatchPlan.Rewrite rewrite = new PatchPlan.Rewrite(io.cnichain.core.patch.OriginalBytes.keep(original, edited.content()));
                 writer.writeBelow(host.root(), host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
-                if (installing) {
+                if (installing && putBack.isPresent()) {
+                    log.info("Put our entry back in {}: {}", target, putBack.get());
+                }
+                else if (installing) {
                     log.info("Created CNI config {}", target);
                 }
                 return new FileOutcome(path, installing ? FileOutcome.Result.PATCHED : FileOutcome.Result.REMOVED,

@@ -13,6 +13,7 @@ import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
+import io.cnichain.core.json.CniJson;
 import io.cnichain.core.placement.PlacementDecision;
 import io.cnichain.spi.AdapterException;
 import org.slf4j.Logger;
@@ -28,8 +29,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * The engine on one node: the three one-shot jobs, each in its own class ({@link Installer}, {@link Uninstaller},
  * {@link DetectPlanner}), built once from the configuration and the adapters. Every job starts the same way: a fresh
- * {@link NodeSnapshot} and the adapters' decision on it ({@link AdapterSelector}). The agent's reconcile loop uses the
- * {@link #installer()} step by step.
+ * {@link NodeSnapshot} and the adapters' decision on it ({@link AdapterSelector}). The agent's reconcile loop runs the
+ * {@link #installer()}'s install sequence on every pass.
  */
 public final class Engine
 {
@@ -181,7 +182,17 @@ public final class Engine
         selection.notes().forEach(note -> log.warn("{}", note));
         selection.warnings().forEach(warning -> log.warn("{}", warning));
         snapshot.brokenBeforeEffective().forEach(problem -> log.warn("{}", problem));
-        return installer.install(snapshot, selection);
+        if (!selection.targets().isEmpty()) {
+            log.info("Using CNI config template from {}.", config.plugin().source());
+            log.info("CNI config: {}", CniJson.compact(installer.entry()));
+        }
+        InstallReport report = installer.install(snapshot, selection, Prerequisites.ALL,
+                target -> installer.patch(target, selection, snapshot, Optional.empty()));
+        report.failures().forEach(failure -> log.error("{}", failure));
+        if (report.nothingToDo()) {
+            log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());
+        }
+        return report;
     }
 
     /**

@@ -105,11 +105,12 @@ final class EntryPlacer
         return dropIns.file(directory);
     }
 
-    FileOutcome place(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot)
+    /** @param putBack why our entry is written again, when the caller knows it had been there */
+    FileOutcome place(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot, Optional<String> putBack)
     {
         if (decision.placement() == Placement.PATCH) {
             sweepStray(snapshot, Set.of());
-            return patch(target, entry, selection, snapshot);
+            return patch(target, entry, selection, snapshot, putBack);
         }
         ConfigEntry configEntry = snapshot.inspect(target.path());
         NodeSnapshot.Loaded loaded = snapshot.load(configEntry);
@@ -140,7 +141,7 @@ final class EntryPlacer
                 if (saidPatching.add(target.path() + why)) {
                     log.info("Patching {} in place of a drop-in: {} (placement auto)", target.path(), why);
                 }
-                return patch(target, entry, selection, snapshot);
+                return patch(target, entry, selection, snapshot, putBack);
             }
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "placement drop-in: " + why + "; a drop-in would never run, so none "
                     + "is written and the list is left as it is (set placement: patch or auto to patch it)", List.of());
@@ -148,10 +149,11 @@ final class EntryPlacer
         if (decision.wontRun().isPresent()) {
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "placement drop-in: " + decision.wontRun().get(), List.of());
         }
-        return dropIn(target, where.directory().get(), config, snapshot.dropIns(configEntry), entry, snapshot);
+        return dropIn(target, where.directory().get(), config, snapshot.dropIns(configEntry), entry, snapshot, putBack);
     }
 
-    private FileOutcome dropIn(ConfigTarget target, Path directory, LoadedConfig config, DropIns.Reading reading, ObjectNode entry, NodeSnapshot snapshot)
+    private FileOutcome dropIn(ConfigTarget target, Path directory, LoadedConfig config, DropIns.Reading reading, ObjectNode entry, NodeSnapshot snapshot,
+            Optional<String> putBack)
     {
         if (reading.unknown().isPresent()) {
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, "cannot tell what libcni appends to " + target.path() + ": "
@@ -169,7 +171,10 @@ final class EntryPlacer
         catch (CniChainException e) {
             return new FileOutcome(target.path(), FileOutcome.Result.FAILED, e.getMessage(), List.of(), e.code() == ErrorCode.IO);
         }
-        if (!written.isEmpty()) {
+        if (!written.isEmpty() && putBack.isPresent()) {
+            log.info("Put our entry back in {}: {}", file, putBack.get());
+        }
+        else if (!written.isEmpty()) {
             log.info("Created CNI drop-in {} for network {} of {}; {} is left as it is", file, Printable.quoted(config.summary().networkName()), target.path(),
                     target.resolvedFile());
             strayChecked.set(false);
@@ -216,7 +221,7 @@ final class EntryPlacer
     }
 
     /** Patch placement: our drop-in out of the list's network first (the runtime does not see that), then the list. */
-    private FileOutcome patch(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot)
+    private FileOutcome patch(ConfigTarget target, ObjectNode entry, Selection selection, NodeSnapshot snapshot, Optional<String> putBack)
     {
         Optional<Path> removed = Optional.empty();
         ConfigEntry configEntry = snapshot.inspect(target.path());
@@ -234,7 +239,7 @@ final class EntryPlacer
                 removed.ifPresent(file -> log.info("Removed CNI drop-in {}: placement is {}", file, decision.why()));
             }
         }
-        FileOutcome outcome = updater.install(target, entry, selection, snapshot);
+        FileOutcome outcome = updater.install(target, entry, selection, snapshot, putBack);
         if (removed.isPresent() && outcome.result() == FileOutcome.Result.UNCHANGED) {
             notifyRuntime(removed.get());
         }

@@ -6,32 +6,46 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
+import static java.util.Objects.requireNonNull;
+
 /**
  * What one install pass did.
  *
- * @param selection   the adapter decision and the files it named
- * @param outcomes    one per file
- * @param binaries    binaries written
- * @param kubeconfig  whether the kubeconfig was written
- * @param failure     why the pass could not patch at all (missing binary, kubeconfig, adapter failure)
+ * @param selection  the adapter decision and the files it named
+ * @param outcomes   one per file patched
+ * @param binaries   binaries written
+ * @param kubeconfig whether the kubeconfig was written
+ * @param failures   why the pass failed whatever it patched (the adapter, the runtime's file) or could not patch at all
+ *                   (a prerequisite that cannot be written or is missing), one line each
+ * @param owed       the prerequisites whose write failed: the next pass compares them again
  */
-public record InstallReport(Selection selection, List<FileOutcome> outcomes, List<Path> binaries, boolean kubeconfig, Optional<String> failure)
+public record InstallReport(Selection selection, List<FileOutcome> outcomes, List<Path> binaries, boolean kubeconfig, List<String> failures,
+                            Prerequisites owed)
 {
     public InstallReport
     {
+        requireNonNull(selection, "selection is null");
         outcomes = List.copyOf(outcomes);
         binaries = List.copyOf(binaries);
+        failures = List.copyOf(failures);
+        requireNonNull(owed, "owed is null");
+    }
+
+    /** @return the failures in one line, if any */
+    public Optional<String> failure()
+    {
+        return failures.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", failures));
     }
 
     /** Whether every file ended up patched (or nothing needed patching). */
     public boolean succeeded()
     {
-        return failure.isEmpty() && outcomes.stream().noneMatch(o -> o.failed() || o.result() == FileOutcome.Result.WAITING);
+        return failures.isEmpty() && outcomes.stream().noneMatch(o -> o.failed() || o.result() == FileOutcome.Result.WAITING);
     }
 
     /** Whether no primary configuration exists, so nothing was done. */
     public boolean nothingToDo()
     {
-        return failure.isEmpty() && selection.targets().isEmpty();
+        return failures.isEmpty() && selection.targets().isEmpty();
     }
 }

@@ -7,11 +7,9 @@ import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.fs.AtomicFileWriter;
-import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
-import io.cnichain.core.json.CniJson;
 import io.cnichain.core.patch.ConfigFilePatcher;
 import io.cnichain.core.placement.PlacementDecision;
 import io.cnichain.spi.ConfigTarget;
@@ -25,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
@@ -32,8 +31,8 @@ import static java.util.Objects.requireNonNull;
  * Install: the plugin's kubeconfig first, then its binaries, then its entry in every file of the plan. No file is
  * patched while the binary or the kubeconfig is missing: a configuration naming a missing binary breaks every pod on
  * the node. The kubeconfig comes first because an agent taking over a node where its predecessor left everything in
- * place (an upgrade, a reboot) must replace a token that may have expired before anything else. The agent's reconcile
- * pass uses the same steps one by one.
+ * place (an upgrade, a reboot) must replace a token that may have expired before anything else. The one-shot install and
+ * every pass of the agent run the same sequence, {@link #install}.
  */
 public final class Installer
 {
@@ -88,83 +87,94 @@ public final class Installer
     }
 
     /**
-     * One full pass on a decision already made.
+     * The install sequence, run by the one-shot install and by every pass of the agent: the kubeconfig, then the
+     * binaries, each when asked to compare it or when it is missing; no file patched while either is missing; then every
+     * file of the decision, each by {@code step}. Says nothing of what failed: the caller says it, once or every time.
      *
      * @param snapshot  the node
      * @param selection the adapter's decision
+     * @param compare   the prerequisites to compare with what they should be even when present
+     * @param step      how one file is patched (the agent's minds what it knows of the file first)
      * @return what happened
      */
-    InstallReport install(NodeSnapshot snapshot, Selection selection)
+    public InstallReport install(NodeSnapshot snapshot, Selection selection, Prerequisites compare, Function<ConfigTarget, FileOutcome> step)
     {
         sweepOnce(snapshot.layout().containerConfDir());
         // An adapter that failed, or an effective configuration we may not write, fails the pass, but the files that can
         // be patched still are: the runtime's file first of all.
-        Optional<String> problem = problems(selection);
-        problem.ifPresent(p -> log.error("{}", p));
+        List<String> failures = problems(selection);
         if (selection.targets().isEmpty()) {
-            if (problem.isEmpty()) {
-                log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());
-            }
-            return new InstallReport(selection, List.of(), List.of(), false, problem);
+            return new InstallReport(selection, List.of(), List.of(), false, failures, compare);
         }
-        Optional<String> clash = primaryRunsOurType(selection);
+        Optional<String> clash = primaryRunsOurType(selection, snapshot);
         if (clash.isPresent()) {
             // Before anything is written: our binary would take the place of the primary's own.
-            log.error("Not installing anything: {}", clash.get());
             List<FileOutcome> refused = selection.targets().stream()
                     .map(target -> new FileOutcome(target.path(), FileOutcome.Result.FAILED, clash.get(), List.of())).toList();
-            return new InstallReport(selection, refused, List.of(), false, clash);
+            return new InstallReport(selection, refused, List.of(), false, List.of(clash.get()), compare);
         }
-        List<Path> written;
-        boolean kubeconfigWritten;
-        try {
-            kubeconfigWritten = ensureKubeconfig();
-            written = installBinaries();
+        boolean kubeconfigThere = !config.kubeconfig().enabled() || kubeconfig.exists();
+        boolean kubeconfigOwed = config.kubeconfig().enabled() && (compare.kubeconfig() || !kubeconfigThere);
+        boolean kubeconfigWritten = false;
+        if (kubeconfigOwed) {
+            try {
+                kubeconfigWritten = kubeconfig.ensure();
+                kubeconfigOwed = false;
+            }
+            catch (CniChainException e) {
+                failures.add(e.getMessage());
+            }
+            kubeconfigThere = kubeconfig.exists();
         }
-        catch (CniChainException e) {
-            log.error("Not patching any configuration: {}", e.getMessage());
-            return new InstallReport(selection, List.of(), List.of(), false, Optional.of(e.getMessage()));
+        boolean binaryThere = binaryInstalled();
+        boolean binariesOwed = compare.binaries() || !binaryThere;
+        List<Path> written = List.of();
+        if (binariesOwed) {
+            try {
+                written = installBinaries();
+                binariesOwed = false;
+            }
+            catch (CniChainException e) {
+                failures.add(e.getMessage());
+            }
+            binaryThere = binaryInstalled();
         }
-        log.info("Using CNI config template from {}.", config.plugin().source());
-        log.info("CNI config: {}", CniJson.compact(entry()));
-        Optional<String> missing = missingPrerequisite();
+        Prerequisites owed = new Prerequisites(kubeconfigOwed, binariesOwed);
+        Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere);
+        if (missing.isPresent()) {
+            failures.add(missing.get());
+            return new InstallReport(selection, List.of(), written, kubeconfigWritten, failures, owed);
+        }
         List<FileOutcome> outcomes = new ArrayList<>();
         for (ConfigTarget target : selection.targets()) {
-            outcomes.add(missing.isPresent()
-                    ? new FileOutcome(target.path(), FileOutcome.Result.FAILED, missing.get(), List.of())
-                    : patch(target, selection, snapshot));
+            outcomes.add(step.apply(target));
         }
-        return new InstallReport(selection, outcomes, written, kubeconfigWritten, problem);
+        return new InstallReport(selection, outcomes, written, kubeconfigWritten, failures, owed);
     }
 
     /** @return why, when a file to patch already runs a plugin of our type of its own ({@link ConfigFilePatcher#primaryPluginOfOurType}) */
-    private Optional<String> primaryRunsOurType(Selection selection)
+    private Optional<String> primaryRunsOurType(Selection selection, NodeSnapshot snapshot)
     {
         String type = config.plugin().type();
         Optional<String> ourName = Optional.ofNullable(config.plugin().template().get("name")).map(name -> name.asText());
         for (ConfigTarget target : selection.targets()) {
-            try {
-                byte[] bytes = new BoundedFileReader(config.paths().maxConfigBytes()).read(host.toContainer(target.resolvedFile()), target.resolvedFile());
-                Optional<String> why = ConfigFilePatcher.primaryPluginOfOurType(CniConfigParser.parse(target.path().getFileName().toString(), bytes),
-                        type, ourName);
-                if (why.isPresent()) {
-                    return Optional.of(target.resolvedFile() + ": " + why.get());
-                }
-            }
-            catch (RuntimeException e) {
-                // A file that cannot be read or parsed is judged, and said, when it is patched.
+            // A file that does not parse is judged, and said, when it is patched.
+            Optional<CniConfigParser.LoadedConfig> loaded = snapshot.load(snapshot.inspect(target.path())).config();
+            Optional<String> why = loaded.flatMap(parsed -> ConfigFilePatcher.primaryPluginOfOurType(parsed, type, ourName));
+            if (why.isPresent()) {
+                return Optional.of(target.resolvedFile() + ": " + why.get());
             }
         }
         return Optional.empty();
     }
 
-    /** What makes a pass fail even when every file it can patch is patched. */
-    static Optional<String> problems(Selection selection)
+    /** @return what makes a pass fail even when every file it can patch is patched, one line each */
+    static List<String> problems(Selection selection)
     {
         List<String> problems = new ArrayList<>();
         selection.failure().ifPresent(problems::add);
         selection.unpatchable().ifPresent(problems::add);
-        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+        return problems;
     }
 
     /**
@@ -180,7 +190,7 @@ public final class Installer
      * @throws CniChainException when they cannot be installed, or when the kubeconfig that must follow them cannot be
      *                           rendered (nothing is written then)
      */
-    public List<Path> installBinaries()
+    private List<Path> installBinaries()
     {
         // A kubeconfig that cannot be written (a bad token, no CA) stops install before anything is written.
         if (config.kubeconfig().enabled()) {
@@ -189,27 +199,20 @@ public final class Installer
         return binaries.install(config.plugin().shortName());
     }
 
-    /**
-     * @return whether the kubeconfig was written (it is only when its content changes)
-     * @throws CniChainException when it cannot be rendered or written
-     */
-    public boolean ensureKubeconfig()
+    private boolean binaryInstalled()
     {
-        return config.kubeconfig().enabled() && kubeconfig.ensure();
+        return Files.isRegularFile(host.toContainer(config.paths().binDir().resolve(config.plugin().type())));
     }
 
-    /**
-     * @return why no configuration may name the plugin now, if so: its binary or its kubeconfig is missing
-     */
-    public Optional<String> missingPrerequisite()
+    /** @return why no configuration may name the plugin now, if so: its binary or its kubeconfig is missing */
+    private Optional<String> missingPrerequisite(boolean binaryThere, boolean kubeconfigThere)
     {
-        Path binary = config.paths().binDir().resolve(config.plugin().type());
-        if (!Files.isRegularFile(host.toContainer(binary))) {
+        if (!binaryThere) {
             Path source = config.paths().sourceBinDir();
-            return Optional.of(binary + ": the " + config.plugin().type() + " binary is not installed (source " + source + " "
-                    + (Files.isDirectory(source) ? "does not contain it" : "does not exist") + "); no configuration may name a missing binary");
+            return Optional.of(config.paths().binDir().resolve(config.plugin().type()) + ": the " + config.plugin().type() + " binary is not installed (source "
+                    + source + " " + (Files.isDirectory(source) ? "does not contain it" : "does not exist") + "); no configuration may name a missing binary");
         }
-        if (config.kubeconfig().enabled() && !kubeconfig.exists()) {
+        if (!kubeconfigThere) {
             return Optional.of(kubeconfig.hostPath() + ": the plugin's kubeconfig is missing");
         }
         return Optional.empty();
@@ -228,18 +231,19 @@ public final class Installer
     }
 
     /**
-     * Patches one file. The caller has checked {@link #missingPrerequisite()}.
+     * Patches one file, as a step of {@link #install}.
      *
      * @param target    one of the selection's targets
      * @param selection the decision it came from (its adapter is asked whether a file it named is complete)
      * @param snapshot  the look at the node the decision was made from
+     * @param putBack   why our entry is written again, when the caller knows it had been there (said in the log)
      * @return the outcome
      */
-    public FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot)
+    public FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, Optional<String> putBack)
     {
         Path directory = host.toContainer(target.resolvedFile()).getParent();
         sweepOnce(directory);
-        FileOutcome outcome = placer.place(target, entry(), selection, snapshot);
+        FileOutcome outcome = placer.place(target, entry(), selection, snapshot, putBack);
         switch (outcome.result()) {
             case FAILED -> {
                 log.warn("Not patching {}: {}", target.path(), outcome.detail());

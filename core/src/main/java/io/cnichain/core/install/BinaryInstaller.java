@@ -96,6 +96,7 @@ public final class BinaryInstaller
         }
         writer.removeStaleTemps(target);
         List<Path> written = new ArrayList<>();
+        List<String> whys = new ArrayList<>();
         Set<String> recorded = recordedNames(target);
         Set<String> skipped = new HashSet<>();
         for (Path source : sources()) {
@@ -113,19 +114,29 @@ public final class BinaryInstaller
                 }
                 byte[] bytes = Files.readAllBytes(source);
                 Set<PosixFilePermission> mode = installedMode(source);
-                if (Files.isRegularFile(destination) && Arrays.equals(bytes, Files.readAllBytes(destination))
-                        && Files.getPosixFilePermissions(destination).equals(mode)) {
+                String why;
+                if (!Files.isRegularFile(destination)) {
+                    why = "was missing";
+                }
+                else if (!Arrays.equals(bytes, Files.readAllBytes(destination))) {
+                    why = "differed from the image's";
+                }
+                else if (!Files.getPosixFilePermissions(destination).equals(mode)) {
+                    why = "had another mode";
+                }
+                else {
                     continue;
                 }
                 writer.write(destination, binDir.resolve(name), bytes, AtomicFileWriter.FileMode.exactly(mode), Optional.empty());
                 written.add(binDir.resolve(name));
+                whys.add(name + " " + why);
             }
             catch (IOException e) {
                 throw new CniChainException(ErrorCode.IO, source, "failed to copy to " + binDir + ": " + e.getMessage(), e);
             }
         }
         if (!written.isEmpty()) {
-            log.info("Wrote {} CNI binaries to {}", shortName, binDir);
+            log.info("Wrote {} CNI binaries to {}: {}", shortName, binDir, String.join(", ", whys));
         }
         writeRecord(target, skipped);
         return written;

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -82,19 +83,26 @@ public final class KubeconfigWriter
             throw new CniChainException(ErrorCode.KUBECONFIG, hostPath, theirs.get() + ": refusing to replace it; name another file "
                     + "(kubeconfig.fileName, KUBECONFIG_FILE_NAME)");
         }
+        String why;
         try {
-            if (Arrays.equals(Files.readAllBytes(file), content) && Files.getPosixFilePermissions(file).equals(settings.mode())) {
+            if (!Arrays.equals(Files.readAllBytes(file), content)) {
+                why = "it did not hold the current token, CA and server";
+            }
+            else if (!Files.getPosixFilePermissions(file).equals(settings.mode())) {
+                why = "its mode was not " + PosixFilePermissions.toString(settings.mode());
+            }
+            else {
                 return false;
             }
         }
         catch (NoSuchFileException e) {
-            // first write
+            why = "it was missing";
         }
         catch (IOException e) {
             throw new CniChainException(ErrorCode.KUBECONFIG, hostPath, "cannot be read: " + e.getMessage(), e);
         }
         writer.write(file, hostPath, content, AtomicFileWriter.FileMode.exactly(settings.mode()), Optional.empty());
-        log.info("Wrote kubeconfig {}", hostPath);
+        log.info("Wrote kubeconfig {}: {}", hostPath, why);
         log.debug("kubeconfig content:\n{}", rendered.redacted());
         return true;
     }

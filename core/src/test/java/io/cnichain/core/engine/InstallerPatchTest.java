@@ -46,7 +46,7 @@ class InstallerPatchTest
         Decided pass = decide(engine, "10-calico.conflist");
 
         assertThat(pass.snapshot().loadedAlready("10-calico.conflist", pass.target().resolvedFile())).as("the adapter read it").isPresent();
-        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot());
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot(), Optional.empty());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
         assertThat(node.read("10-calico.conflist")).contains("\"type\": \"linkerd-cni\"");
@@ -60,7 +60,7 @@ class InstallerPatchTest
         NodeSnapshot other = engine.snapshot();
 
         assertThat(other.loadedAlready("10-calico.conflist", pass.target().resolvedFile())).isEmpty();
-        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), other);
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), other, Optional.empty());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
         assertThat(primary.judged).as("its own parse is judged again").hasValue(2);
@@ -72,7 +72,7 @@ class InstallerPatchTest
         Decided pass = decide(engine, "10-calico.conflist");
         node.rewriteInPlace("10-calico.conflist", TestNode.CILIUM);
 
-        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot());
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot(), Optional.empty());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.WAITING);
         assertThat(outcome.detail()).endsWith("changed while we patched it; not written, the change will be handled next");
@@ -90,7 +90,7 @@ class InstallerPatchTest
         // The primary rewrites its file between the pass's read and the conversion, which deletes the original unchecked.
         node.rewriteInPlace("05-cilium.conf", TestNode.CILIUM_CONF.replace("\"enable-debug\":false", "\"enable-debug\":true"));
 
-        FileOutcome outcome = cilium.installer().patch(pass.target(), pass.selection(), pass.snapshot());
+        FileOutcome outcome = cilium.installer().patch(pass.target(), pass.selection(), pass.snapshot(), Optional.empty());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.CONVERTED);
         assertThat(node.read("05-cilium.conflist")).contains("\"enable-debug\": true").contains("linkerd-cni");
@@ -109,7 +109,7 @@ class InstallerPatchTest
                 new LoadedAdapter(new Primary("05-cilium.conf"), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
         Decided pass = decide(cilium, "05-cilium.conf");
 
-        FileOutcome outcome = cilium.installer().patch(pass.target(), pass.selection(), pass.snapshot());
+        FileOutcome outcome = cilium.installer().patch(pass.target(), pass.selection(), pass.snapshot(), Optional.empty());
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.FAILED);
         assertThat(outcome.detail()).isEqualTo("/etc/cni/net.d/05-cilium.conflist already exists and cni-chain did not write it; converting "

@@ -104,7 +104,7 @@ class AgentFightTest
             }
             assertThat(PluginList.patched(file)).as("the writer's last version, without our entry").isFalse();
             long fought = System.nanoTime() - started;
-            long writes = agent.count("Created CNI config /etc/cni/net.d/05-cilium.conflist");
+            long writes = agent.writes("/etc/cni/net.d/05-cilium.conflist");
 
             Await.until(Duration.ofSeconds(10), () -> PluginList.patched(file), agent::log);
             long repatched = System.nanoTime() - lastWrite.get();

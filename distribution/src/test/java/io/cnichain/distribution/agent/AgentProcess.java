@@ -108,6 +108,12 @@ final class AgentProcess
         return log().lines().filter(line -> line.contains(text)).count();
     }
 
+    /** @return how many times our entry was written into files whose path starts so: created, or put back */
+    long writes(String path)
+    {
+        return count("Created CNI config " + path) + count("Put our entry back in " + path);
+    }
+
     /** Log lines come after the write they report: wait for them rather than read them at once. */
     void awaitCount(String text, long count)
     {

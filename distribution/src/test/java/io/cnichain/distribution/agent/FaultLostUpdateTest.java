@@ -76,7 +76,7 @@ class FaultLostUpdateTest
             Barrier.await(agent, node);
             observer.close();
 
-            long ours = agent.count("Created CNI config /etc/cni/net.d/10-calico.conflist");
+            long ours = agent.writes("/etc/cni/net.d/10-calico.conflist");
             // Caught by the check before the rename, or (Java 25) by what the exchange displaced, swapped back.
             long abandoned = agent.count("changed while we patched it; not written") + agent.count("the other writer's version was put back");
             long halfRead = agent.count("Waiting for /etc/cni/net.d/10-calico.conflist: ") - abandoned;

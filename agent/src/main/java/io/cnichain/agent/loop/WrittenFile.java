@@ -1,0 +1,239 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.agent.time.Backoff;
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+
+/**
+ * What the agent knows of one file it writes: our last write (its bytes tell our own echo, its time a quick revert),
+ * the other writer's changes since, the fight over the file, and the retry it waits for. It decides from what
+ * {@link WrittenFiles} tells it and reads nothing itself; times are the loop's clock.
+ *
+ * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does:
+ * past the threshold of quick reverts within the window, each write waits out a back-off, doubled by every quick revert,
+ * which is counted when we write again (a revert that came while we waited is as quick as it was). A writer that goes
+ * on changing the file on its own after undoing ours may be gone once it leaves the file alone: one write then, before
+ * the back-off ends. That is decided anew after each write of ours, so a writer that only undoes ours waits out every
+ * back-off.
+ */
+final class WrittenFile
+{
+    enum Write
+    {
+        NOW,
+        /** In a back-off, but the writer that rewrote the file on its own has left it alone for the quiet time. */
+        EARLY,
+        NOT_YET,
+    }
+
+    /**
+     * A try of a file that cannot be patched yet.
+     *
+     * @param next   the wait before the next try; empty when the tries are used up
+     * @param number this try's number, from 1
+     */
+    record Retry(Optional<Duration> next, int number) {}
+
+    private final FightPolicy policy;
+    private Optional<FileOutcome.Written> ours = Optional.empty();
+    private long wroteAt;
+    /** When another writer first changed the file since our write. */
+    private OptionalLong undoneAt = OptionalLong.empty();
+    private long changedAt;
+    /** Whether the other writer changed the file on its own since, after undoing our write. */
+    private boolean rewriting;
+    /** The file as last seen since it was undone, so that a look tells a change no event told. */
+    private Optional<Identity> seen = Optional.empty();
+    private long lookedAt;
+    private final Deque<Long> quickReverts = new ArrayDeque<>();
+    private final Backoff fight;
+    private Duration backoff = Duration.ZERO;
+    private long blockedUntil;
+    private Optional<Backoff> retry = Optional.empty();
+    private boolean retryRefused;
+    private OptionalLong retryAt = OptionalLong.empty();
+    /** When this file wants the loop, as {@link #due} last said. */
+    private OptionalLong dueAt = OptionalLong.empty();
+
+    WrittenFile(FightPolicy policy)
+    {
+        this.policy = policy;
+        this.fight = new Backoff(policy.backoff(), new SplittableRandom());
+    }
+
+    Optional<FileOutcome.Written> ours()
+    {
+        return ours;
+    }
+
+    boolean isOurs(byte[] content)
+    {
+        return ours.isPresent() && ours.get().sameContent(content);
+    }
+
+    /**
+     * We wrote the file. Written for a target, it lacked our entry (a list a conversion writes beside one did not): the
+     * undoing of our previous write, when it came soon after it, was a quick revert.
+     *
+     * @return the back-off now in force, when that revert started or stepped a fight
+     */
+    Optional<Duration> wrote(FileOutcome.Written written, boolean target, long now)
+    {
+        Optional<Duration> step = Optional.empty();
+        // Undone without an event telling: when we write again at the latest.
+        if (target && ours.isPresent() && undoneAt.orElse(now) - wroteAt <= policy.quickRevert().toNanos()) {
+            quickReverts.addLast(undoneAt.orElse(now));
+            while (quickReverts.peekLast() - quickReverts.peekFirst() > policy.window().toNanos()) {
+                quickReverts.removeFirst();
+            }
+            // The threshold decides when a fight starts; once in one, every quick revert takes the next step.
+            if (fighting() || quickReverts.size() >= policy.threshold()) {
+                backoff = fight.failed(now).orElseThrow();
+                blockedUntil = now + backoff.toNanos();
+                step = Optional.of(backoff);
+            }
+        }
+        ours = Optional.of(written);
+        wroteAt = now;
+        lookedAt = now;
+        keptOurEntry();
+        return step;
+    }
+
+    /** The file holds our entry after all: its change was no revert. */
+    void keptOurEntry()
+    {
+        undoneAt = OptionalLong.empty();
+        rewriting = false;
+        seen = Optional.empty();
+    }
+
+    /** Another writer changed the file: an event that is not our echo, or a look that found it changed. */
+    void changedByAnother(long now)
+    {
+        if (ours.isPresent() && undoneAt.isEmpty()) {
+            undoneAt = OptionalLong.of(now);
+        }
+        else if (ours.isPresent()) {
+            rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
+        }
+        changedAt = now;
+    }
+
+    boolean undone()
+    {
+        return undoneAt.isPresent();
+    }
+
+    /** @return whether the file changed since the last look; the first after it was undone takes note of it */
+    boolean looked(Optional<Identity> identity, long now)
+    {
+        boolean changed = seen.isPresent() && !identity.equals(seen);
+        seen = identity;
+        lookedAt = now;
+        return changed;
+    }
+
+    Write mayWrite(long now)
+    {
+        if (!backingOff(now)) {
+            return Write.NOW;
+        }
+        return rewriting && now - changedAt >= policy.quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
+    }
+
+    boolean backingOff(long now)
+    {
+        return fighting() && now - blockedUntil < 0;
+    }
+
+    boolean fighting()
+    {
+        return fight.failures() > 0;
+    }
+
+    /** @return the back-off the fight last stepped to */
+    Duration backoff()
+    {
+        return backoff;
+    }
+
+    int quickReverts()
+    {
+        return quickReverts.size();
+    }
+
+    /** @return whether the fight ends now if the file holds our write: it was not undone for the back-off's resetAfter */
+    boolean keptLongEnough(long now)
+    {
+        return fighting() && undoneAt.isEmpty() && now - wroteAt >= policy.backoff().resetAfter().toNanos();
+    }
+
+    void fightOver()
+    {
+        fight.reset();
+        backoff = Duration.ZERO;
+        quickReverts.clear();
+    }
+
+    /**
+     * A try found the file not patchable: it does not parse yet, or the filesystem refused our write. A try before the
+     * next is due (a pass for another reason) takes nothing, nor does one after the schedule gave up.
+     *
+     * @return this try's place in the schedule, when it took one
+     */
+    Optional<Retry> notPatched(boolean refused, Backoff.Policy schedule, long now)
+    {
+        if (retry.isEmpty() || retryRefused != refused) {
+            retry = Optional.of(new Backoff(schedule, new SplittableRandom()));
+            retryRefused = refused;
+            retryAt = OptionalLong.empty();
+        }
+        if (retryAt.isPresent() && now - retryAt.getAsLong() < 0 || retry.get().gaveUp()) {
+            return Optional.empty();
+        }
+        Optional<Duration> wait = retry.get().failed(now);
+        retryAt = wait.isPresent() ? OptionalLong.of(now + wait.get().toNanos()) : OptionalLong.empty();
+        return Optional.of(new Retry(wait, retry.get().failures()));
+    }
+
+    /** Patched, or changed since: the next failed try starts the schedule again; a refused write's only when patched. */
+    void retryAfresh(boolean refusedToo)
+    {
+        if (refusedToo || !retryRefused) {
+            retry = Optional.empty();
+            retryAt = OptionalLong.empty();
+        }
+    }
+
+    /** @return when the file wants the loop: a retry; the end of its back-off and its next look; its fight's end */
+    OptionalLong due(long now)
+    {
+        dueAt = retryAt;
+        if (backingOff(now)) {
+            dueAt = earlier(earlier(dueAt, blockedUntil), lookedAt + policy.quiet().toNanos());
+        }
+        if (fighting() && undoneAt.isEmpty()) {
+            dueAt = earlier(dueAt, wroteAt + policy.backoff().resetAfter().toNanos());
+        }
+        return dueAt;
+    }
+
+    /** @return whether the time {@link #due} last gave has come */
+    boolean isDue(long now)
+    {
+        return dueAt.isPresent() && now - dueAt.getAsLong() >= 0;
+    }
+
+    static OptionalLong earlier(OptionalLong a, long b)
+    {
+        return a.isPresent() && a.getAsLong() - b <= 0 ? a : OptionalLong.of(b);
+    }
+}

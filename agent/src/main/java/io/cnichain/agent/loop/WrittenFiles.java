@@ -1,0 +1,284 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.agent.time.Backoff;
+import io.cnichain.agent.time.Clock;
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.adapters.AdapterSelector.Selection;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.engine.Engine;
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.engine.Installer;
+import io.cnichain.core.fs.BoundedFileReader;
+import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
+import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.ConfigTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The files the agent writes, one {@link WrittenFile} each (host paths), and what the loop does with them: tell our own
+ * echo, hear of another writer's change, patch a file minding its fight and its retry, and say when one wants the loop.
+ * The binaries and the kubeconfig have a record too, under the bin dir, for the retry of a refused write.
+ */
+final class WrittenFiles
+{
+    private static final Logger log = LoggerFactory.getLogger(WrittenFiles.class);
+
+    private final Installer installer;
+    private final HostPaths host;
+    private final Path binDir;
+    private final BoundedFileReader reader;
+    private final AgentPolicy policy;
+    private final AgentMetrics metrics;
+    private final Clock clock;
+    private final Map<Path, WrittenFile> files = new HashMap<>();
+
+    WrittenFiles(Engine engine, AgentPolicy policy, AgentMetrics metrics, Clock clock)
+    {
+        this.installer = engine.installer();
+        this.host = engine.host();
+        this.binDir = engine.config().paths().binDir();
+        this.reader = new BoundedFileReader(engine.config().paths().maxConfigBytes());
+        this.policy = policy;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    private WrittenFile of(Path file)
+    {
+        return files.computeIfAbsent(file, f -> new WrittenFile(policy.fights()));
+    }
+
+    boolean wrote(Path file)
+    {
+        return files.containsKey(file) && files.get(file).ours().isPresent();
+    }
+
+    /**
+     * @param snapshot the node now, which reads the entry's file: a real change is then decided from these same bytes
+     * @return whether an event on the entry is our own write coming back: never on a link (we write none), else when the
+     *         file holds the bytes we last wrote
+     */
+    boolean isEcho(ConfigEntry entry, NodeSnapshot snapshot)
+    {
+        if (entry.isSymlink() || entry.resolvedFile().isEmpty() || !wrote(entry.resolvedFile().get())) {
+            return false;
+        }
+        Optional<byte[]> content = snapshot.contentOf(entry);
+        return content.isPresent() && files.get(entry.resolvedFile().get()).isOurs(content.get());
+    }
+
+    /** An event that is not our echo: another writer changed (or deleted) the file. */
+    void changed(Path file, long now)
+    {
+        WrittenFile known = files.get(file);
+        if (known != null) {
+            known.retryAfresh(false);
+            look(file, known, now, true);
+        }
+    }
+
+    /**
+     * Another writer's change, told by an event or found by a look while backing off. Once our write is undone, a change
+     * during a back-off is told by the file's identity, so that an event and a look tell it once.
+     */
+    private void look(Path file, WrittenFile known, long now, boolean told)
+    {
+        boolean backingOff = known.backingOff(now);
+        if (known.undone() ? !backingOff : told || !holdsOurWrite(file, known)) {
+            known.changedByAnother(now);
+        }
+        if (backingOff && known.looked(identity(file), now)) {
+            known.changedByAnother(now);
+        }
+    }
+
+    /** A link now leads to the file: a file waiting to parse is tried again from the start. */
+    void retryAfresh(Path file)
+    {
+        if (files.containsKey(file)) {
+            files.get(file).retryAfresh(false);
+        }
+    }
+
+    /**
+     * The install sequence's step for one file: patched unless a fight holds it back, what is written recorded, a retry
+     * scheduled when it cannot be patched yet.
+     *
+     * @param firstEventNanos when the event that led here woke the loop, for the reaction time
+     * @return the outcome; one the agent is not ready for has the reason for {@code /readyz} as its detail
+     */
+    FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
+    {
+        // The file we write for this target: our drop-in when the placement puts one there, else the target itself. A
+        // fight is over what we write: someone deleting our drop-in as soon as it appears is backed off from too.
+        Path file = installer.dropInFile(target, snapshot).orElse(target.resolvedFile());
+        WrittenFile known = of(file);
+        long now = clock.nanoTime();
+        switch (known.mayWrite(now)) {
+            case NOT_YET -> {
+                return new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), List.of());
+            }
+            case EARLY -> log.info("{} has been left alone for {} s; writing our entry again before the back-off ends", file, seconds(policy.fights().quiet()));
+            case NOW -> { }
+        }
+        FileOutcome outcome = installer.patch(target, selection, snapshot, known.ours().map(ours -> "another writer removed it"));
+        long written = clock.nanoTime();
+        // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
+        for (FileOutcome.Written write : outcome.written()) {
+            WrittenFile to = of(write.hostPath());
+            to.wrote(write, write.hostPath().equals(file), written).ifPresent(backoff -> {
+                metrics.fight();
+                log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
+                        + "over it. Next write in {} s. {}", write.hostPath(), to.quickReverts(), seconds(policy.fights().window()),
+                        policy.fights().quickRevert().toMillis(), seconds(backoff), hint(selection));
+            });
+        }
+        switch (outcome.result()) {
+            case PATCHED, CONVERTED -> {
+                known.retryAfresh(true);
+                metrics.patchWritten();
+                firstEventNanos.ifPresent(first -> metrics.reaction(written - first));
+            }
+            case UNCHANGED, REMOVED -> {
+                known.retryAfresh(true);
+                known.keptOurEntry();
+            }
+            case WAITING -> {
+                retry(known, file.toString(), false, policy.notParsed(), now, outcome.detail());
+                return new FileOutcome(target.path(), FileOutcome.Result.WAITING, "waiting for " + file + ": " + outcome.detail(), outcome.written());
+            }
+            default -> {
+                if (outcome.retryable()) {
+                    retry(known, file.toString(), true, policy.refusedWrite(), now, outcome.detail());
+                }
+                return outcome;
+            }
+        }
+        return known.fighting() ? new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), outcome.written()) : outcome;
+    }
+
+    /** The binaries and the kubeconfig: while their write keeps failing, tried again on the refused write's schedule. */
+    void prerequisites(boolean owed, long now)
+    {
+        if (owed) {
+            retry(of(binDir), "our binaries and kubeconfig", true, policy.refusedWrite(), now, "");
+        }
+        else if (files.containsKey(binDir)) {
+            files.get(binDir).retryAfresh(true);
+        }
+    }
+
+    private static void retry(WrittenFile known, String what, boolean refused, Backoff.Policy schedule, long now, String detail)
+    {
+        known.notPatched(refused, schedule, now).ifPresent(retry -> {
+            if (retry.next().isEmpty()) {
+                log.warn("{} still cannot be patched after {} retries ({}); left alone until it changes", what, schedule.tries(), detail);
+            }
+            else if (refused) {
+                log.debug("Trying {} again in {} ms (try {} after a refused write)", what, retry.next().get().toMillis(), retry.number());
+            }
+            else {
+                log.debug("Retrying {} in {} ms (retry {} of {})", what, retry.next().get().toMillis(), retry.number(), schedule.tries());
+            }
+        });
+    }
+
+    /** @return the earliest time a file wants the loop */
+    OptionalLong nextDue(long now)
+    {
+        OptionalLong next = OptionalLong.empty();
+        for (WrittenFile known : files.values()) {
+            OptionalLong due = known.due(now);
+            next = due.isPresent() ? WrittenFile.earlier(next, due.getAsLong()) : next;
+        }
+        return next;
+    }
+
+    /**
+     * The files that are due: a fight whose file kept our write long enough ends; a file backing off is looked at (a
+     * change no event told, or its writer gone quiet); a retry or a back-off is over.
+     *
+     * @return whether a pass is wanted
+     */
+    boolean wake(long now)
+    {
+        boolean pass = false;
+        for (Map.Entry<Path, WrittenFile> entry : files.entrySet()) {
+            Path file = entry.getKey();
+            WrittenFile known = entry.getValue();
+            if (!known.isDue(now)) {
+                continue;
+            }
+            if (known.keptLongEnough(now) && holdsOurWrite(file, known)) {
+                known.fightOver();
+                log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(policy.fights().backoff().resetAfter()));
+            }
+            else if (known.keptLongEnough(now)) {
+                known.changedByAnother(now);
+            }
+            else if (known.backingOff(now)) {
+                look(file, known, now, false);
+                pass |= known.mayWrite(now) == WrittenFile.Write.EARLY;
+                continue;
+            }
+            pass = true;
+        }
+        return pass;
+    }
+
+    private boolean holdsOurWrite(Path file, WrittenFile known)
+    {
+        try {
+            return known.isOurs(reader.read(host.toContainer(file), file));
+        }
+        catch (CniChainException e) {
+            return false;
+        }
+    }
+
+    private Optional<Identity> identity(Path file)
+    {
+        try {
+            return FileSystemCalls.get().identityOf(host.toContainer(file));
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String fightReason(Path file, WrittenFile known, Selection selection)
+    {
+        return "another writer keeps undoing our entry in " + file + "; backing off " + seconds(known.backoff()) + " s. " + hint(selection);
+    }
+
+    private static String hint(Selection selection)
+    {
+        try {
+            return selection.chosen().adapter().fightHint().map(h -> "Hint: " + h)
+                    .orElse("Hint: find the other agent rewriting this file and let it keep chained plugins.");
+        }
+        catch (RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** @return "30" for whole seconds, "0.05" for a fraction; written out, as {@code BigDecimal} stays off the agent's path ({@code StartPathTest}) */
+    static String seconds(Duration duration)
+    {
+        long millis = Math.abs(duration.toMillis());
+        String fraction = Long.toString(1000 + millis % 1000).substring(1).replaceFirst("0+$", "");
+        return (duration.toMillis() < 0 ? "-" : "") + millis / 1000 + (fraction.isEmpty() ? "" : "." + fraction);
+    }
+}

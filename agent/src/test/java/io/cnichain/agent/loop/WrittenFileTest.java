@@ -1,0 +1,145 @@
+package io.cnichain.agent.loop;
+
+import io.cnichain.core.engine.FileOutcome;
+import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The record of one file, decided from what it is told: the loop's tests show the same on real files. */
+class WrittenFileTest
+{
+    static final long MS = 1_000_000;
+    static final FileOutcome.Written OURS = new FileOutcome.Written(Path.of("/etc/cni/net.d/05-cilium.conflist"), "ours".getBytes(StandardCharsets.UTF_8));
+
+    final WrittenFile file = new WrittenFile(FightPolicy.defaults());
+
+    /** Our write at {@code at}, undone {@code after} ms later; @return the back-off our next write, at {@code next}, entered */
+    private Optional<Duration> undoneAndWrittenAgain(long at, long after, long next)
+    {
+        file.changedByAnother(at + after * MS);
+        return file.wrote(OURS, true, next);
+    }
+
+    @Test
+    void quickRevertsPastTheThresholdStartABackOffThatDoublesUpToItsCap()
+    {
+        file.wrote(OURS, true, 0);
+        long now = 0;
+        for (int revert = 1; revert < 5; revert++) {
+            assertThat(undoneAndWrittenAgain(now, 50, now + 60 * MS)).as("revert %d", revert).isEmpty();
+            now += 60 * MS;
+        }
+        assertThat(undoneAndWrittenAgain(now, 50, now + 60 * MS)).contains(Duration.ofSeconds(1));
+        now += 60 * MS;
+        assertThat(file.mayWrite(now + 999 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
+        assertThat(file.mayWrite(now + 1000 * MS)).isEqualTo(WrittenFile.Write.NOW);
+        Duration backoff = Duration.ofSeconds(1);
+        for (int step = 0; step < 10; step++) {
+            long next = now + backoff.toNanos();
+            backoff = undoneAndWrittenAgain(now, 10, next).orElseThrow();
+            now = next;
+        }
+        assertThat(backoff).as("capped").isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void aPrimaryRewritingEverySecondIsNoFightNorAreQuickRevertsSpreadBeyondTheWindow()
+    {
+        file.wrote(OURS, true, 0);
+        for (long second = 0; second < 100; second++) {
+            assertThat(undoneAndWrittenAgain(second * 1000 * MS, 1000, (second + 1) * 1000 * MS)).isEmpty();
+        }
+        for (long at = 100_000 * MS; at < 300_000 * MS; at += 8000 * MS) {
+            assertThat(undoneAndWrittenAgain(at, 50, at + 8000 * MS)).isEmpty();
+        }
+        assertThat(file.fighting()).isFalse();
+    }
+
+    @Test
+    void aRevertCountedAfterTheBackOffIsAsQuickAsItWasAndTheNextBackOffRunsFromOurWrite()
+    {
+        long now = fight();
+        long written = now + Duration.ofSeconds(1).toNanos();
+        assertThat(undoneAndWrittenAgain(now, 10, written)).contains(Duration.ofSeconds(2));
+        assertThat(file.mayWrite(written + Duration.ofSeconds(2).toNanos() - 1)).isEqualTo(WrittenFile.Write.NOT_YET);
+        assertThat(file.due(written)).hasValue(written + FightPolicy.defaults().quiet().toNanos());
+    }
+
+    @Test
+    void theFightEndsOnceTheFileKeptOurWriteLongEnough()
+    {
+        long now = fight();
+        assertThat(file.keptLongEnough(now + Duration.ofSeconds(9).toNanos())).isFalse();
+        assertThat(file.keptLongEnough(now + Duration.ofSeconds(10).toNanos())).isTrue();
+        file.fightOver();
+        assertThat(file.fighting()).isFalse();
+        assertThat(file.mayWrite(now)).isEqualTo(WrittenFile.Write.NOW);
+    }
+
+    /** Hostile trial, finding 3: a writer once seen rewriting on its own was that writer for the whole fight. */
+    @Test
+    void aRewriteOfItsOwnEarnsOneEarlyWriteNotOneForEveryRevertAfter()
+    {
+        long start = fight();
+        long written = start + 1000 * MS;
+        assertThat(undoneAndWrittenAgain(start, 10, written)).contains(Duration.ofSeconds(2));
+        file.changedByAnother(written + 10 * MS);
+        file.looked(Optional.of(new Identity(1, 2, 3, 4, 5)), written + 10 * MS);
+        assertThat(file.mayWrite(written + 1900 * MS)).as("it only undid ours").isEqualTo(WrittenFile.Write.NOT_YET);
+
+        // Half a second after our write it rewrites the file on its own, then leaves it alone: one write after the quiet time.
+        assertThat(file.looked(Optional.of(new Identity(1, 2, 3, 4, 6)), written + 500 * MS)).isTrue();
+        file.changedByAnother(written + 500 * MS);
+        assertThat(file.mayWrite(written + 1499 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
+        assertThat(file.mayWrite(written + 1500 * MS)).isEqualTo(WrittenFile.Write.EARLY);
+
+        // The early write is undone at once, and that is all the writer does: the back-off stands.
+        long early = written + 1500 * MS;
+        assertThat(file.wrote(OURS, true, early)).contains(Duration.ofSeconds(4));
+        file.changedByAnother(early + 5 * MS);
+        for (long second = 1; second < 4; second++) {
+            assertThat(file.mayWrite(early + second * 1000 * MS)).as("%d s into the back-off", second).isEqualTo(WrittenFile.Write.NOT_YET);
+        }
+        assertThat(file.mayWrite(early + 4000 * MS)).isEqualTo(WrittenFile.Write.NOW);
+    }
+
+    @Test
+    void aRetryIsTakenWhenDueOnlyAndTheLastGivesUpOnceUntilTheFileChanges()
+    {
+        var schedule = AgentPolicy.defaults().notParsed();
+        assertThat(file.notPatched(false, schedule, 0)).contains(new WrittenFile.Retry(Optional.of(Duration.ofMillis(25)), 1));
+        assertThat(file.notPatched(false, schedule, 24 * MS)).as("a pass before the retry is due").isEmpty();
+        assertThat(file.due(24 * MS)).hasValue(25 * MS);
+        long now = 25 * MS;
+        for (int retry = 2; retry <= 8; retry++) {
+            WrittenFile.Retry taken = file.notPatched(false, schedule, now).orElseThrow();
+            assertThat(taken.number()).isEqualTo(retry);
+            now += taken.next().orElseThrow().toNanos();
+        }
+        assertThat(file.notPatched(false, schedule, now)).contains(new WrittenFile.Retry(Optional.empty(), 9));
+        assertThat(file.notPatched(false, schedule, now + 100_000 * MS)).as("said once").isEmpty();
+        assertThat(file.due(now)).isEmpty();
+
+        file.retryAfresh(false);
+        assertThat(file.notPatched(false, schedule, now)).contains(new WrittenFile.Retry(Optional.of(Duration.ofMillis(25)), 1));
+    }
+
+    /** @return when the fight started: five quick reverts a tenth of a second apart */
+    private long fight()
+    {
+        file.wrote(OURS, true, 0);
+        long now = 0;
+        for (int revert = 1; revert <= 5; revert++) {
+            undoneAndWrittenAgain(now, 10, now + 100 * MS);
+            now += 100 * MS;
+        }
+        assertThat(file.fighting()).isTrue();
+        return now;
+    }
+}
