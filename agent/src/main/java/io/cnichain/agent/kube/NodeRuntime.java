@@ -15,14 +15,19 @@ import java.util.Optional;
 /**
  * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it
  * ({@code status.nodeInfo.containerRuntimeVersion}, which the kubelet fills from the runtime's CRI {@code Version}
- * answer), read once at start with one {@code GET}. For {@code auto}, anything that keeps it from being known (no
- * {@code NODE_NAME}, no API server, a refused or failed call) means {@code patch}, which every runtime runs; for
+ * answer), read at start with one {@code GET}, tried again with back-off for {@value #PATIENCE_SECONDS} s while the API
+ * server is busy or not reached (a fleet of nodes starting at once meets its rate limits). For {@code auto}, anything
+ * that keeps it from being known (no {@code NODE_NAME}, no API server, a refused call, no answer in that time) means
+ * {@code patch}, which every runtime runs; for
  * {@code drop-in}, a runtime known to ignore drop-ins makes install fail and the agent not ready, saying so.
  */
 public final class NodeRuntime
 {
     /** Start-up waits at most this long for the whole answer: then it patches, as for any unknown runtime. */
     static final Duration TIMEOUT = Duration.ofSeconds(3);
+    /** How long start-up goes on asking a busy API server: the agent serves no probe before it has decided. */
+    static final int PATIENCE_SECONDS = 15;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeRuntime.class);
     private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes: the chart's and kustomize's "
             + "ClusterRole grant it when placement is auto)", " (NODE_NAME must be the node's name, from the downward API)");
 
@@ -71,7 +76,7 @@ public final class NodeRuntime
      * @param version    the Node's {@code status.nodeInfo.containerRuntimeVersion}, when it could be read
      * @param whyUnknown why it could not
      */
-    private record Reported(Optional<String> version, String whyUnknown) {}
+    record Reported(Optional<String> version, String whyUnknown) {}
 
     private static Reported read(AgentConfig config, Optional<java.nio.file.Path> launcher)
     {
@@ -94,11 +99,36 @@ public final class NodeRuntime
         Attempt<String> attempt = launcher.isPresent()
                 ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
                 : () -> version(client, node.get());
-        try {
-            return new Reported(Optional.of(attempt.run()), "");
-        }
-        catch (ApiCallException e) {
-            return unknown(e.getMessage());
+        return readPatiently(attempt, node.get(), Clock.SYSTEM, Duration.ofSeconds(PATIENCE_SECONDS));
+    }
+
+    static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)
+    {
+        io.cnichain.agent.time.Backoff backoff = new io.cnichain.agent.time.Backoff(io.cnichain.agent.time.Backoff.Policy.apiServer(),
+                new java.util.SplittableRandom());
+        long giveUp = clock.nanoTime() + patience.toNanos();
+        while (true) {
+            try {
+                return new Reported(Optional.of(attempt.run()), "");
+            }
+            catch (ApiCallException e) {
+                long now = clock.nanoTime();
+                Duration wait = e.wait(backoff, now);
+                if (!e.passing() || now + wait.toNanos() - giveUp > 0) {
+                    return unknown(e.getMessage());
+                }
+                if (backoff.failures() == 1) {
+                    log.warn("Cannot read node {}'s container runtime yet, asking again for up to {} s before placing by patch: {}", node,
+                            patience.toSeconds(), e.getMessage());
+                }
+                try {
+                    Thread.sleep(clock.blockNanos(now + wait.toNanos()) / 1_000_000);
+                }
+                catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return unknown(e.getMessage());
+                }
+            }
         }
     }
 

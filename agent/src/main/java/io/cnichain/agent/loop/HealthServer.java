@@ -22,22 +22,10 @@ import java.util.concurrent.TimeUnit;
 import static java.util.Objects.requireNonNull;
 
 /**
- * {@code /healthz} (the loop is alive and consuming events), {@code /readyz} (every authoritative file holds
- * our entry, binary and kubeconfig present, no fight; the body says which condition fails) and
- * {@code /metrics} (Prometheus text).
- *
- * <p>One thread, one selector, and a bound on everything a client can make it hold, so that no traffic on the port,
- * whatever its shape, keeps a probe from its answer. A request is answered as soon as its head is whole (the answers
- * are in memory), and its connection closed. Each connection has {@value #REQUEST_SECONDS} second from its accept to
- * send a head of at most {@value #MAX_HEAD} bytes and take its answer, and keeps only the bytes it sent; a larger head
- * is answered 431, a connection that shuts its sending half before its head is whole is closed. At most
- * {@value #MAX_CLIENTS} are open at a time: one more evicts the oldest that sent part of a head and not the rest (a
- * probe sends its head at once), or when none has, the oldest of all. Each turn of the loop reads what came, then
- * accepts at most {@value #ACCEPTS_PER_TURN}, so that a connection is read before a burst of later ones can evict it.
- * A limit per client address would not help: the kubelet's probes come from 127.0.0.1 (the pod has the host's
- * network and the probes say {@code host: 127.0.0.1}), as would a local flood.
- *
- * <p>A failure while serving one connection closes that connection. Should the thread end for any other reason, it
+ * {@code /healthz}, {@code /readyz} and {@code /metrics}, from one thread and one selector, with a bound on everything a
+ * client can make it hold, so that no traffic on the port keeps a probe from its answer (docs/security.md has the
+ * rules). A probe sends its head at once, so the oldest connection with part of a head is the first evicted. A limit
+ * per client address would not help: the probes come from 127.0.0.1, as would a local flood. Should the thread end, it
  * closes the port: the liveness probe then fails and the kubelet restarts the agent, rather than a port that accepts
  * and never answers.
  */
@@ -250,6 +238,7 @@ final class HealthServer
                 if (answer != null) {
                     channel.write(answer);
                     if (!answer.hasRemaining()) {
+                        discardWhatCame();
                         close();
                     }
                 }
@@ -291,6 +280,23 @@ final class HealthServer
             }
             else if (length > 0) {
                 partial.add(this);
+            }
+        }
+
+        /**
+         * A socket closed with unread bytes (a body, the rest of a head too large) sends a reset, which can reach the
+         * client before it has read the answer; what has already come is read and dropped first, a bounded amount.
+         */
+        private void discardWhatCame()
+                throws IOException
+        {
+            for (int total = 0; total < 16 * MAX_HEAD; ) {
+                received.clear();
+                int read = channel.read(received);
+                if (read <= 0) {
+                    return;
+                }
+                total += read;
             }
         }
 

@@ -71,8 +71,9 @@ final class ReconcilePass
         // not ready; the files that can be patched still are.
         List<String> notReady = new ArrayList<>(installed.failures());
         ground.confDirMoved().ifPresent(notReady::add);
-        announce(selection, snapshot, notReady);
-        ReconcileResult result = notReady.isEmpty() ? ReconcileResult.OK : ReconcileResult.FAILED;
+        announce(selection, snapshot, notReady, installed.waiting());
+        ReconcileResult result = !notReady.isEmpty() ? ReconcileResult.FAILED : installed.waiting().isEmpty() ? ReconcileResult.OK : ReconcileResult.WAITING;
+        notReady.addAll(installed.waiting());
         for (FileOutcome outcome : installed.outcomes()) {
             if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
                 notReady.add(outcome.detail());
@@ -98,7 +99,7 @@ final class ReconcilePass
      * Says the adapter when it changes, and each note and each failure once, when it appears, not on every pass (a file
      * not patched is said by the installer as it happens).
      */
-    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures)
+    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures, List<String> waiting)
     {
         if (lastAdapter.isEmpty()) {
             log.info("Placing the entry by {}: {}", engine.installer().placement().placement().yaml(), engine.installer().placement().why());
@@ -114,6 +115,11 @@ final class ReconcilePass
         for (String failure : failures) {
             if (now.add(failure) && !said.contains(failure)) {
                 log.error("{}", failure);
+            }
+        }
+        for (String wait : waiting) {
+            if (now.add(wait) && !said.contains(wait)) {
+                log.info("Not patching yet: {}", wait);
             }
         }
         said = now;
