@@ -27,6 +27,7 @@ public final class NodeRuntime
     static final Duration TIMEOUT = Duration.ofSeconds(3);
     /** How long start-up goes on asking a busy API server: the agent serves no probe before it has decided. */
     static final int PATIENCE_SECONDS = 15;
+    public static final Duration PATIENCE = Duration.ofSeconds(PATIENCE_SECONDS);
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeRuntime.class);
     private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes: the chart's and kustomize's "
             + "ClusterRole grant it when placement is auto)", " (NODE_NAME must be the node's name, from the downward API)");
@@ -76,7 +77,7 @@ public final class NodeRuntime
      * @param version    the Node's {@code status.nodeInfo.containerRuntimeVersion}, when it could be read
      * @param whyUnknown why it could not
      */
-    record Reported(Optional<String> version, String whyUnknown) {}
+    public record Reported(Optional<String> version, String whyUnknown) {}
 
     private static Reported read(AgentConfig config, Optional<java.nio.file.Path> launcher)
     {
@@ -99,10 +100,10 @@ public final class NodeRuntime
         Attempt<String> attempt = launcher.isPresent()
                 ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
                 : () -> version(client, node.get());
-        return readPatiently(attempt, node.get(), Clock.SYSTEM, Duration.ofSeconds(PATIENCE_SECONDS));
+        return readPatiently(attempt, node.get(), Clock.SYSTEM, PATIENCE);
     }
 
-    static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)
+    public static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)
     {
         io.cnichain.agent.time.Backoff backoff = new io.cnichain.agent.time.Backoff(io.cnichain.agent.time.Backoff.Policy.apiServer(),
                 new java.util.SplittableRandom());
