@@ -48,6 +48,7 @@ class FleetSimulation
     static final String TAINT = "cni-chain.io/not-ready";
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 40, unit = java.util.concurrent.TimeUnit.MINUTES)
     void aFleetAgainstOneApiServer(Cluster cluster, ChartRelease release)
             throws Exception
     {
@@ -73,7 +74,7 @@ class FleetSimulation
             List<Agent> restarting = fleet.agents().subList(0, AGENTS / 2);
             ApiMetrics.Window restart = metrics.window(() -> {
                 cluster.kit().stopApiServer();
-                restarting.forEach(Agent::restart);
+                fleet.restartAll(restarting);
                 Await.pauseMicros(10_000_000);
                 cluster.kit().startApiServer();
                 fleet.awaitAll(Duration.ofMinutes(2), Agent::settled, "every restarted agent settled within 2 minutes of the API server's return");
@@ -140,8 +141,8 @@ class FleetSimulation
         private final PodIdentity pod;
         private final ApiServerSettings api;
         private final Path tokenFile;
-        private KubeWork work;
-        private StartupTaint taint;
+        private volatile KubeWork work;
+        private volatile StartupTaint taint;
         private volatile Optional<String> runtime = Optional.empty();
 
         Agent(PodIdentity pod, ApiServerSettings api, Path tokenFile)
@@ -169,6 +170,8 @@ class FleetSimulation
         void restart()
         {
             stop();
+            taint = null;
+            runtime = Optional.empty();
             try {
                 Files.deleteIfExists(tokenFile);
             }
@@ -230,6 +233,12 @@ class FleetSimulation
                 threads.submit(agent::start);
                 Await.pauseMicros(pause);
             }
+        }
+
+        /** Restarts these agents at once, as their containers would. */
+        void restartAll(List<Agent> restarting)
+        {
+            restarting.forEach(agent -> threads.submit(agent::restart));
         }
 
         void awaitAll(Duration within, Predicate<Agent> condition, String what)
