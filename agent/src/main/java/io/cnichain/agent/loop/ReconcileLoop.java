@@ -1,6 +1,5 @@
 package io.cnichain.agent.loop;
 
-import io.cnichain.agent.loop.Deadlines.Job;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.discovery.NodeScanner;
@@ -13,8 +12,10 @@ import java.nio.file.Path;
 import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -30,7 +31,7 @@ import static java.util.Objects.requireNonNull;
  * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (what
  * each event asks of the pass) and {@link WatchPlanner} (which directories to watch), {@link ReconcilePass} (one pass:
  * the engine's install sequence), {@link EchoFilter} (our own writes coming back), {@link WrittenFiles} (what the
- * agent knows of each file it writes), {@link Deadlines} (when to wake without an event), {@link GroundCheck} and
+ * agent knows of each file it writes), {@link GroundCheck} and
  * {@link PeriodicCheck} (what no event tells). Time is the {@link Clock} the agent hands in.
  */
 final class ReconcileLoop
@@ -51,7 +52,8 @@ final class ReconcileLoop
     private final GroundCheck ground;
     private final PeriodicCheck check;
     private final Optional<ConfigFileNotice> configNotice;
-    private final Deadlines deadlines = new Deadlines();
+    /** When the loop must wake without an event, one time per job. */
+    private final Map<Job, Long> deadlines = new EnumMap<>(Job.class);
     private final Backoff watchRetry = new Backoff(WATCH_RETRY, new SplittableRandom());
     private Duration watchRetryWait = WATCH_RETRY.first();
     private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
@@ -92,7 +94,7 @@ final class ReconcileLoop
                         engine.config().paths().binDir());
             }
             long start = clock.nanoTime();
-            deadlines.set(Job.LOOK, start + GroundCheck.EVERY.toNanos());
+            deadlines.put(Job.LOOK, start + GroundCheck.EVERY.toNanos());
             scheduleCheck(start);
             status.wakeUpStarted();
             PassRequest request = PassRequest.everything(start);
@@ -120,8 +122,12 @@ final class ReconcileLoop
     private PassRequest nextRequest()
             throws InterruptedException
     {
-        deadlines.set(Job.FILES, files.nextDue(clock.nanoTime()));
-        EventIntake.Batch batch = intake.next(deadlines.next());
+        set(Job.FILES, files.nextDue(clock.nanoTime()));
+        OptionalLong next = OptionalLong.empty();
+        for (long nanos : deadlines.values()) {
+            next = WrittenFile.earlier(next, nanos);
+        }
+        EventIntake.Batch batch = intake.next(next);
         status.wakeUpStarted();
         PassRequest request = new PassRequest(batch.wokeNanos());
         if (batch.rescan()) {
@@ -137,7 +143,9 @@ final class ReconcileLoop
             configNotice.get().check();
         }
         long now = clock.nanoTime();
-        for (Job job : deadlines.takeDue(now)) {
+        List<Job> due = new ArrayList<>();
+        deadlines.entrySet().removeIf(job -> now - job.getValue() >= 0 && due.add(job.getKey()));
+        for (Job job : due) {
             switch (job) {
                 case FILES -> {
                     if (files.wake(now)) {
@@ -175,9 +183,9 @@ final class ReconcileLoop
             log.warn("{}; looking at everything again", changed.get());
             rescan(request);
             checkAtOnce = true;
-            deadlines.set(Job.CHECK, now);
+            deadlines.put(Job.CHECK, now);
         }
-        deadlines.set(Job.LOOK, now + GroundCheck.EVERY.toNanos());
+        deadlines.put(Job.LOOK, now + GroundCheck.EVERY.toNanos());
     }
 
     /**
@@ -186,14 +194,14 @@ final class ReconcileLoop
      */
     private void periodicCheck(PassRequest request, long now)
     {
-        boolean atRest = !request.wanted() && !deadlines.has(Job.FILES);
+        boolean atRest = !request.wanted() && !deadlines.containsKey(Job.FILES);
         PeriodicCheck.Outcome outcome = check.run(belief, atRest, checkAtOnce);
         checkAtOnce = false;
         if (outcome.repair()) {
             rescan(request);
         }
         if (outcome.unsure()) {
-            deadlines.set(Job.CHECK, now + PeriodicCheck.SETTLE.toNanos());
+            deadlines.put(Job.CHECK, now + PeriodicCheck.SETTLE.toNanos());
         }
         else {
             scheduleCheck(now);
@@ -203,7 +211,7 @@ final class ReconcileLoop
     private void scheduleCheck(long now)
     {
         Duration every = engine.config().run().periodicCheck();
-        deadlines.set(Job.CHECK, every.isZero() ? OptionalLong.empty() : OptionalLong.of(now + every.toNanos()));
+        set(Job.CHECK, every.isZero() ? OptionalLong.empty() : OptionalLong.of(now + every.toNanos()));
     }
 
     /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a back-off, and try the watch. */
@@ -211,11 +219,11 @@ final class ReconcileLoop
     {
         if (intake.watches().unwatchable().isEmpty()) {
             watchRetry.reset();
-            deadlines.set(Job.WATCHES, OptionalLong.empty());
+            deadlines.remove(Job.WATCHES);
         }
-        else if (!deadlines.has(Job.WATCHES)) {
+        else if (!deadlines.containsKey(Job.WATCHES)) {
             watchRetryWait = watchRetry.failed(now).orElseThrow();
-            deadlines.set(Job.WATCHES, now + watchRetryWait.toNanos());
+            deadlines.put(Job.WATCHES, now + watchRetryWait.toNanos());
         }
     }
 
@@ -265,7 +273,7 @@ final class ReconcileLoop
                     log.info("Watching {} as well", armed);
                     // Watch, then look: what changed there between this pass's look and the watch sent no event, and
                     // only a look at everything sees it (the next pass's look follows events otherwise).
-                    deadlines.set(Job.RESCAN, clock.nanoTime());
+                    deadlines.put(Job.RESCAN, clock.nanoTime());
                 }
             }
             scheduleWatchRetry(clock.nanoTime());
@@ -291,6 +299,16 @@ final class ReconcileLoop
         }
     }
 
+    private void set(Job job, OptionalLong nanos)
+    {
+        if (nanos.isPresent()) {
+            deadlines.put(job, nanos.getAsLong());
+        }
+        else {
+            deadlines.remove(job);
+        }
+    }
+
     /** @return the pass's reasons, and one for each wanted directory that could not be watched */
     private List<String> withUnwatched(List<String> notReady)
     {
@@ -301,5 +319,20 @@ final class ReconcileLoop
         intake.watches().unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
                 + "; a change there would go unseen (looking again every " + watchRetryWait.toSeconds() + " s until the watch is back)"));
         return reasons;
+    }
+
+    /** Why the loop wakes without an event. */
+    private enum Job
+    {
+        /** A file wants the loop: a retry, the end of a back-off, a look while backing off, the end of a fight. */
+        FILES,
+        /** The look at what changes without an event ({@link GroundCheck}). */
+        LOOK,
+        /** The second chance ({@link PeriodicCheck}). */
+        CHECK,
+        /** Watches that could not be armed are tried again. */
+        WATCHES,
+        /** Directories were just armed: what changed in them before their watch sent no event. */
+        RESCAN,
     }
 }
