@@ -28,8 +28,8 @@ import static java.util.Objects.requireNonNull;
  * or a deadline, take every event already queued, and reconcile once for the batch, so a burst is coalesced without
  * delaying the first reaction. Watches are armed before the first look.
  *
- * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (what
- * each event asks of the pass) and {@link WatchPlanner} (which directories to watch), {@link ReconcilePass} (one pass:
+ * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (which
+ * directories to watch, and what each event asks of the pass), {@link ReconcilePass} (one pass:
  * the engine's install sequence), {@link EchoFilter} (our own writes coming back), {@link WrittenFiles} (what the
  * agent knows of each file it writes), {@link GroundCheck} and
  * {@link PeriodicCheck} (what no event tells). Time is the {@link Clock} the agent hands in.
@@ -45,7 +45,6 @@ final class ReconcileLoop
     private final AgentStatus status;
     private final AgentMetrics metrics;
     private final EventIntake intake;
-    private final WatchPlanner planner;
     private final NodeScanner scanner;
     private final WrittenFiles files;
     private final ReconcilePass pass;
@@ -68,8 +67,7 @@ final class ReconcileLoop
         this.status = requireNonNull(status, "status is null");
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.intake = new EventIntake(watchService, metrics, clock);
-        this.planner = new WatchPlanner(engine);
-        this.plan = planner.initial();
+        this.plan = WatchPlan.initial(engine);
         this.scanner = new NodeScanner(engine.config().layout());
         this.files = new WrittenFiles(engine, requireNonNull(policy, "policy is null"), metrics, clock);
         this.ground = new GroundCheck(engine.config().paths());
@@ -267,7 +265,7 @@ final class ReconcileLoop
                 return;
             }
             if (report.selection().isPresent()) {
-                plan = planner.plan(report.selection().get(), report.snapshot());
+                plan = WatchPlan.of(engine, report.selection().get(), report.snapshot());
                 Set<Path> armed = intake.watches().want(watched());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
