@@ -1,6 +1,7 @@
 package io.cnichain.agent.shutdown;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.agent.kube.StartupTaint;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -63,9 +64,7 @@ final class NodePlacement
                 continue;
             }
             if (tolerations.stream().noneMatch(t -> t.tolerates(taint))) {
-                String value = taint.path("value").asText("");
-                return Optional.of("node " + nodeName + " has the taint " + taint.path("key").asText() + (value.isEmpty() ? "" : "=" + value) + ":"
-                        + effect + ", which its tolerations do not tolerate");
+                return Optional.of("node " + nodeName + " has the taint " + StartupTaint.describe(taint) + ", which its tolerations do not tolerate");
             }
         }
         return Optional.empty();
