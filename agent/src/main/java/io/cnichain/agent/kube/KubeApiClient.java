@@ -4,21 +4,31 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.Printable;
+import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.install.KubeconfigRenderer;
 import io.cnichain.core.json.CniJson;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.Security;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -62,6 +72,12 @@ public final class KubeApiClient
         this.caFile = requireNonNull(caFile, "caFile is null");
         this.deadline = requireNonNull(deadline, "deadline is null");
         this.clock = requireNonNull(clock, "clock is null");
+    }
+
+    /** The agent's client: the API server and the service account of its settings. */
+    public KubeApiClient(ApiServerSettings api, Duration deadline, Clock clock)
+    {
+        this(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), deadline, clock);
     }
 
     /**
@@ -201,7 +217,7 @@ public final class KubeApiClient
         String call = method + " " + KubeconfigRenderer.serverUrl("https", host, Integer.toString(port)) + path;
         SENT.increment();
         try {
-            HttpsExchange.Response response = HttpsExchange.exchange(TrustedCa.sslContext(pem, caFile), host, port, request(method, path, token, body),
+            HttpsExchange.Response response = HttpsExchange.exchange(trusting(pem), host, port, request(method, path, token, body),
                     clock.nanoTime() + deadline.toNanos(), clock, call);
             int status = response.status();
             Optional<Duration> retryAfter = status == 429 || status >= 500
@@ -227,6 +243,43 @@ public final class KubeApiClient
         catch (IOException e) {
             throw new ApiCallException("connection", call + ": " + reason(e));
         }
+    }
+
+    /** A TLS context that trusts the CA file's certificates and nothing else, not the JDK's CAs. */
+    private SSLContext trusting(byte[] pem)
+            throws ApiCallException
+    {
+        Collection<? extends Certificate> certificates;
+        try {
+            certificates = CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem));
+        }
+        catch (CertificateException e) {
+            throw notACa(e.getMessage());
+        }
+        if (certificates.isEmpty()) {
+            throw notACa("no certificate found");
+        }
+        try {
+            KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+            trusted.load(null, null);
+            int n = 0;
+            for (Certificate certificate : certificates) {
+                trusted.setCertificateEntry("ca-" + n++, certificate);
+            }
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(trusted);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        }
+        catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("the JDK cannot build a TLS context: " + e, e);
+        }
+    }
+
+    private ApiCallException notACa(String reason)
+    {
+        return new ApiCallException("CA", caFile + ": not a PEM CA certificate (" + reason + "); no request sent");
     }
 
     private byte[] request(String method, String path, String token, Optional<Body> body)

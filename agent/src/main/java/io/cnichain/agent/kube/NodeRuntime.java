@@ -7,17 +7,17 @@ import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.Placement;
 import io.cnichain.core.placement.PlacementDecision;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it
- * ({@code status.nodeInfo.containerRuntimeVersion}, which the kubelet fills from the runtime's CRI {@code Version}
- * answer), read once at start with one {@code GET}. For {@code auto}, anything that keeps it from being known (no
- * {@code NODE_NAME}, no API server, a refused or failed call) means {@code patch}, which every runtime runs; for
- * {@code drop-in}, a runtime known to ignore drop-ins makes install fail and the agent not ready, saying so.
+ * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it (the kubelet
+ * fills {@code status.nodeInfo.containerRuntimeVersion} from the runtime's CRI answer), read once at start. For
+ * {@code auto}, a runtime that cannot be known means {@code patch}, which every runtime runs; for {@code drop-in}, a
+ * runtime known to ignore drop-ins makes the agent say so rather than place one that never runs.
  */
 public final class NodeRuntime
 {
@@ -28,33 +28,36 @@ public final class NodeRuntime
 
     private NodeRuntime() {}
 
-    /**
-     * Where the entry goes on this node, asking the API server for {@code auto}, and for {@code drop-in} when it can:
-     * a Node that reports a runtime known to ignore drop-ins makes the agent say so rather than place one that never runs.
-     */
     public static PlacementDecision placement(AgentConfig config)
     {
         return placement(config, Optional.empty());
     }
 
-    /**
-     * @param launcher the distribution's launcher, for the running agent: the read is made by a child process
-     *                 ({@link ChildAttempt}), so that the agent holds no TLS stack afterwards
-     */
-    public static PlacementDecision placement(AgentConfig config, Optional<java.nio.file.Path> launcher)
+    /** @param launcher the distribution's launcher: the running agent reads in a child, so that it holds no TLS stack afterwards */
+    public static PlacementDecision placement(AgentConfig config, Optional<Path> launcher)
     {
         return switch (config.placement()) {
             case PATCH -> PlacementDecision.configured(Placement.PATCH).orElseThrow();
             case AUTO -> {
-                Reported reported = read(config, launcher);
-                yield reported.version().map(PlacementDecision::forRuntime).orElseGet(() -> PlacementDecision.runtimeUnknown(reported.whyUnknown()));
+                try {
+                    yield PlacementDecision.forRuntime(read(config, launcher));
+                }
+                catch (ApiCallException e) {
+                    yield PlacementDecision.runtimeUnknown(e.getMessage());
+                }
             }
-            case DROP_IN -> read(config, launcher).version().map(PlacementDecision::dropInOn)
-                    .orElseGet(() -> PlacementDecision.configured(Placement.DROP_IN).orElseThrow());
+            case DROP_IN -> {
+                try {
+                    yield PlacementDecision.dropInOn(read(config, launcher));
+                }
+                catch (ApiCallException e) {
+                    yield PlacementDecision.configured(Placement.DROP_IN).orElseThrow();
+                }
+            }
         };
     }
 
-    /** One read, in this process: the Node's {@code status.nodeInfo.containerRuntimeVersion}, shortened for the log. */
+    /** One read, in this process. */
     public static String version(KubeApiClient client, String node)
             throws ApiCallException
     {
@@ -67,13 +70,8 @@ public final class NodeRuntime
         return KubeApiClient.shortened(version.asText());
     }
 
-    /**
-     * @param version    the Node's {@code status.nodeInfo.containerRuntimeVersion}, when it could be read
-     * @param whyUnknown why it could not
-     */
-    private record Reported(Optional<String> version, String whyUnknown) {}
-
-    private static Reported read(AgentConfig config, Optional<java.nio.file.Path> launcher)
+    private static String read(AgentConfig config, Optional<Path> launcher)
+            throws ApiCallException
     {
         Optional<String> node = config.nodeTaint().nodeName();
         ApiServerSettings api = config.apiServer();
@@ -88,22 +86,12 @@ public final class NodeRuntime
             missing.add("KUBERNETES_SERVICE_PORT");
         }
         if (!missing.isEmpty()) {
-            return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
+            throw new ApiCallException("settings", String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
-        KubeApiClient client = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(api, TIMEOUT, Clock.SYSTEM);
         Attempt<String> attempt = launcher.isPresent()
                 ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
                 : () -> version(client, node.get());
-        try {
-            return new Reported(Optional.of(attempt.run()), "");
-        }
-        catch (ApiCallException e) {
-            return unknown(e.getMessage());
-        }
-    }
-
-    private static Reported unknown(String why)
-    {
-        return new Reported(Optional.empty(), why);
+        return attempt.run();
     }
 }

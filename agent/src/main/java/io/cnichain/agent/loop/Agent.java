@@ -194,7 +194,7 @@ public final class Agent
             return Optional.empty();
         }
         String node = config.nodeTaint().nodeName().orElseThrow();
-        KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
         Attempt<StartupTaint.Result> attempt = ChildAttempt.launcher()
                 .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("lift-taint", config), StartupTaint::parse, CHILD_DEADLINE))
                 .orElse(() -> StartupTaint.lift(client, node, config.nodeTaint().key()));
@@ -223,7 +223,7 @@ public final class Agent
                     .getParent(), e.getMessage());
             return Optional.empty();
         }
-        KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
         PodIdentity pod = config.run().pod().get();
         Attempt<PluginToken.Issued> attempt = ChildAttempt.launcher()
                 .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("plugin-token", config), PluginToken.Issued::parse, CHILD_DEADLINE))

@@ -86,7 +86,7 @@ public final class ShutdownDecider
                     + " and the agent sends its token over https only");
         }
         try {
-            return ask(new Calls(client(api, budget, clock), clock.nanoTime() + budget.toNanos(), budget, clock), pod.get());
+            return ask(new Calls(new KubeApiClient(api, budget, clock), clock.nanoTime() + budget.toNanos(), budget, clock), pod.get());
         }
         catch (ApiCallException failure) {
             return fromFailure(failure);
@@ -102,12 +102,6 @@ public final class ShutdownDecider
             case "timeout", "connection" -> ShutdownDecision.keep(Reason.API_UNAVAILABLE, failure.getMessage());
             default -> ShutdownDecision.keep(Reason.API_ERROR, failure.getMessage());
         };
-    }
-
-    /** A client for the agent's calls, each ending by {@code deadline}. */
-    public static KubeApiClient client(ApiServerSettings api, Duration deadline, Clock clock)
-    {
-        return new KubeApiClient(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), deadline, clock);
     }
 
     /** The decision's calls, sharing one budget: each gets what is left of it. */

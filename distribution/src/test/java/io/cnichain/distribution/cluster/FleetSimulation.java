@@ -152,7 +152,7 @@ class FleetSimulation
         /** As the agent starts: its Node read for placement auto, then the plugin's token and the taint on its worker. */
         void start()
         {
-            KubeApiClient client = ShutdownDecider.client(api, Duration.ofSeconds(10), Clock.SYSTEM);
+            KubeApiClient client = new KubeApiClient(api, Duration.ofSeconds(10), Clock.SYSTEM);
             try {
                 JsonNode node = client.get("/api/v1/nodes/" + pod.node(), new KubeApiClient.Hint("", ""));
                 runtime = Optional.of(node.path("status").path("nodeInfo").path("containerRuntimeVersion").asText());
