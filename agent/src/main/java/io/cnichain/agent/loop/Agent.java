@@ -47,7 +47,7 @@ public final class Agent
     private final Engine engine;
     private final AgentConfig config;
     private final AgentPolicy policy;
-    private final AgentStatus status = new AgentStatus();
+    private final AgentStatus status = new AgentStatus(Clock.SYSTEM);
     private final AgentMetrics metrics = new AgentMetrics();
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     private volatile String stopSignal = "a signal";

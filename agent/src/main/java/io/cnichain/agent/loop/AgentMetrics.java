@@ -93,21 +93,6 @@ final class AgentMetrics
         gauges.add(new Gauge(name, help, value));
     }
 
-    long patchesWritten()
-    {
-        return patches.get();
-    }
-
-    long reconcilesTotal()
-    {
-        return reconciles.values().stream().mapToLong(AtomicLong::get).sum();
-    }
-
-    long periodicChecksTotal()
-    {
-        return periodicChecks.get();
-    }
-
     long missedCount(String what)
     {
         return missed.getOrDefault(what, new AtomicLong()).get();

@@ -28,11 +28,6 @@ final class AgentStatus
     private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
     private final List<Supplier<String>> details = new CopyOnWriteArrayList<>();
 
-    AgentStatus()
-    {
-        this(Clock.SYSTEM);
-    }
-
     /** @param clock the loop's clock, which times a pass */
     AgentStatus(Clock clock)
     {
@@ -92,7 +87,6 @@ final class AgentStatus
         loopRunning = running;
     }
 
-    /** @return whether a pass is under way */
     boolean busy()
     {
         return busySinceNanos != 0;

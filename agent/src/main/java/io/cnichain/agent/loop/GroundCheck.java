@@ -16,8 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-import static java.util.Objects.requireNonNull;
-
 /**
  * What changes under the agent without an inotify event, looked at every second: the link that leads to the conf dir
  * (k3s-style custom paths: re-pointed, the runtime reads another directory) and the mounts over the conf dir, the bin
@@ -37,8 +35,7 @@ final class GroundCheck
 
     private final NodePaths paths;
     private final List<Path> watched;
-    private final Path mountinfo;
-    private Optional<String> moved;
+    private Optional<String> moved = Optional.empty();
     /** Where the configured conf dir leads, asked with its walk remembered; made at the first look. */
     private Supplier<Optional<String>> movedAgain;
     private List<String> mounts;
@@ -50,16 +47,9 @@ final class GroundCheck
 
     GroundCheck(NodePaths paths)
     {
-        this(paths, MOUNTINFO);
-    }
-
-    GroundCheck(NodePaths paths, Path mountinfo)
-    {
-        this.paths = requireNonNull(paths, "paths is null");
+        this.paths = paths;
         HostPaths host = new HostPaths(paths.hostRoot());
         this.watched = List.of(host.toContainer(paths.confDir()).toAbsolutePath().normalize(), host.toContainer(paths.binDir()).toAbsolutePath().normalize());
-        this.mountinfo = requireNonNull(mountinfo, "mountinfo is null");
-        this.moved = Optional.empty();
         this.mounts = mounts();
         // Held only while the loop runs (it closes the check when it ends): a loop never started keeps no descriptor.
         close();
@@ -123,7 +113,7 @@ final class GroundCheck
     {
         try {
             if (table == null) {
-                table = FileChannel.open(mountinfo);
+                table = FileChannel.open(MOUNTINFO);
             }
             buffer.clear();
             long position = 0;

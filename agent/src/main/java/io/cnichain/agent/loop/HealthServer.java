@@ -73,17 +73,6 @@ final class HealthServer
     private boolean acceptable;
 
     /**
-     * @param port       the port (0: any free one, see {@link #port()})
-     * @param stuckAfter how long one pass may take before {@code /healthz} reports the loop stuck
-     * @throws IOException when the port cannot be bound
-     */
-    HealthServer(int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
-            throws IOException
-    {
-        this(java.net.InetAddress.getLoopbackAddress(), port, status, metrics, stuckAfter, false);
-    }
-
-    /**
      * @param address     the address to listen on (loopback by default; any address for a scraper elsewhere)
      * @param metricsOnly whether this listener serves {@code /metrics} alone (metricsAddress: a scraper's)
      */

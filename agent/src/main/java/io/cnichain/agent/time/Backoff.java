@@ -52,12 +52,6 @@ public final class Backoff
         {
             return new Policy(Duration.ofMillis(800), Duration.ofSeconds(30), 0.5, 0, Duration.ofMinutes(2));
         }
-
-        /** @return the same, without jitter (for what runs on one node only) */
-        public Policy withoutJitter()
-        {
-            return new Policy(first, cap, 0, tries, resetAfter);
-        }
     }
 
     public Backoff(Policy policy, RandomGenerator random)

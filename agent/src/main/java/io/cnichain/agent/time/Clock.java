@@ -1,7 +1,5 @@
 package io.cnichain.agent.time;
 
-import java.util.concurrent.TimeUnit;
-
 /**
  * The agent's one source of time, handed to the loop and to each of its parts, so that tests can drive it: monotonic
  * nanoseconds for deadlines and back-offs ({@link #SYSTEM} is {@link System#nanoTime()}), and how long a thread may
@@ -37,10 +35,5 @@ public interface Clock
     default boolean reached(long deadlineNanos)
     {
         return nanoTime() - deadlineNanos >= 0;
-    }
-
-    default long millisToNanos(long millis)
-    {
-        return TimeUnit.MILLISECONDS.toNanos(millis);
     }
 }

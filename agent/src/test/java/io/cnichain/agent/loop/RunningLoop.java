@@ -329,6 +329,13 @@ final class RunningLoop
         return metrics.render(status.ready());
     }
 
+    /** @return the sum of a metric's samples, as {@code /metrics} shows them */
+    long metric(String name)
+    {
+        return metrics().lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                .mapToLong(line -> Long.parseLong(line.substring(line.lastIndexOf(' ') + 1))).sum();
+    }
+
     void await(BooleanSupplier condition, Supplier<String> failure)
     {
         Await.until(TIMEOUT, () -> {
