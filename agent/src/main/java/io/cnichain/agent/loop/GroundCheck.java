@@ -18,15 +18,12 @@ import java.util.function.Supplier;
 
 /**
  * What changes under the agent without an inotify event, looked at every second: the link that leads to the conf dir
- * (k3s-style custom paths: re-pointed, the runtime reads another directory) and the mounts over the conf dir, the bin
- * dir or a directory above them (a tmpfs mounted over the conf dir hides every file the agent watches). inotify tells
- * neither: a link's target is not its directory's event, and a mount is no event at all. The kernel lists the mounts
- * in {@code /proc/self/mountinfo}.
- * <p>
- * The look runs on an idle node too, so it does as little as it can: the table is read into the same buffer, through a
- * descriptor held open (the kernel prints the file afresh at every read from its start), and taken apart only when its
- * bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}). Whether
- * the conf dir leads elsewhere is this class's question, for the look and for every pass ({@link #confDirMoved()}).
+ * (k3s-style custom paths), and the mounts at or above the conf dir and the bin dir (a tmpfs mounted over the conf dir
+ * hides every file the agent watches). A link's target is not its directory's event, and a mount is no event at all.
+ *
+ * <p>The look runs on an idle node too, so it does as little as it can: the mount table is read into the same buffer
+ * through a descriptor held open (the kernel prints the file afresh at every read from its start) and taken apart only
+ * when its bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}).
  */
 final class GroundCheck
 {
@@ -36,13 +33,11 @@ final class GroundCheck
     private final NodePaths paths;
     private final List<Path> watched;
     private Optional<String> moved = Optional.empty();
-    /** Where the configured conf dir leads, asked with its walk remembered; made at the first look. */
     private Supplier<Optional<String>> movedAgain;
     private List<String> mounts;
-    /** Open while the table reads; closed (and opened again at the next look) after a failed read. */
+    /** Closed after a failed read, and opened again at the next look. */
     private FileChannel table;
     private ByteBuffer buffer = ByteBuffer.allocate(16 * 1024);
-    /** The table's bytes that {@link #mounts} was taken from; null when it could not be read. */
     private byte[] mountsFrom;
 
     GroundCheck(NodePaths paths)
@@ -55,7 +50,6 @@ final class GroundCheck
         close();
     }
 
-    /** @return why the configured conf dir now leads to another directory than the one the agent works in, if it does */
     Optional<String> confDirMoved()
     {
         if (movedAgain == null) {
@@ -65,7 +59,6 @@ final class GroundCheck
         return movedAgain.get();
     }
 
-    /** @return what changed since the last look, for the log; empty when nothing did */
     Optional<String> look()
     {
         Optional<String> movedNow = confDirMoved();
@@ -83,7 +76,6 @@ final class GroundCheck
         return changes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", changes));
     }
 
-    /** The mount table's lines for mount points at, under or above the directories we watch; empty when it cannot be read. */
     private List<String> mounts()
     {
         if (!readTable()) {
@@ -108,7 +100,6 @@ final class GroundCheck
         return relevant;
     }
 
-    /** @return whether the whole table is now in {@link #buffer}, from its start to its limit */
     private boolean readTable()
     {
         try {
@@ -133,7 +124,6 @@ final class GroundCheck
         }
     }
 
-    /** Lets the descriptor go; the next look opens the table again. */
     void close()
     {
         if (table != null) {

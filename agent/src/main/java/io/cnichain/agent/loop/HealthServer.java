@@ -19,27 +19,16 @@ import java.util.LinkedHashSet;
 import java.util.SequencedSet;
 import java.util.concurrent.TimeUnit;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * {@code /healthz} (the loop is alive and consuming events), {@code /readyz} (every authoritative file holds
- * our entry, binary and kubeconfig present, no fight; the body says which condition fails) and
- * {@code /metrics} (Prometheus text).
+ * {@code /healthz}, {@code /readyz} and {@code /metrics} on one thread and one selector, with a bound on everything a
+ * client can make it hold, so that no traffic on the port keeps a probe from its answer. A connection has
+ * {@value #REQUEST_SECONDS} s to send a head of at most {@value #MAX_HEAD} bytes; one more than {@value #MAX_CLIENTS}
+ * evicts the oldest that sent part of a head (a probe sends its head at once), else the oldest of all. A turn reads what
+ * came before it accepts, so that a burst of new connections cannot evict one already there. A limit per address would
+ * not help: the kubelet's probes come from 127.0.0.1, as would a local flood.
  *
- * <p>One thread, one selector, and a bound on everything a client can make it hold, so that no traffic on the port,
- * whatever its shape, keeps a probe from its answer. A request is answered as soon as its head is whole (the answers
- * are in memory), and its connection closed. Each connection has {@value #REQUEST_SECONDS} second from its accept to
- * send a head of at most {@value #MAX_HEAD} bytes and take its answer, and keeps only the bytes it sent; a larger head
- * is answered 431, a connection that shuts its sending half before its head is whole is closed. At most
- * {@value #MAX_CLIENTS} are open at a time: one more evicts the oldest that sent part of a head and not the rest (a
- * probe sends its head at once), or when none has, the oldest of all. Each turn of the loop reads what came, then
- * accepts at most {@value #ACCEPTS_PER_TURN}, so that a connection is read before a burst of later ones can evict it.
- * A limit per client address would not help: the kubelet's probes come from 127.0.0.1 (the pod has the host's
- * network and the probes say {@code host: 127.0.0.1}), as would a local flood.
- *
- * <p>A failure while serving one connection closes that connection. Should the thread end for any other reason, it
- * closes the port: the liveness probe then fails and the kubelet restarts the agent, rather than a port that accepts
- * and never answers.
+ * <p>Should the thread end for any reason but one connection's trouble, it closes the port: the liveness probe then
+ * fails and the kubelet restarts the agent, rather than a port that accepts and never answers.
  */
 final class HealthServer
 {
@@ -50,9 +39,8 @@ final class HealthServer
     static final int MAX_CLIENTS = 512;
     static final int ACCEPTS_PER_TURN = MAX_CLIENTS / 4;
     /**
-     * The kernel's queue of connections not yet accepted (capped by {@code net.core.somaxconn}, 4096 by default): a
-     * connection that finds it full is dropped by the kernel, and a probe's is tried again only a second later, while
-     * one waiting in it is accepted in a few milliseconds.
+     * The kernel's queue of connections not yet accepted (capped by {@code net.core.somaxconn}): a probe that finds it
+     * full is tried again only a second later, while one waiting in it is accepted at once.
      */
     private static final int BACKLOG = 4096;
     private static final byte[] NOTHING = new byte[0];
@@ -72,17 +60,14 @@ final class HealthServer
     private final ByteBuffer received = ByteBuffer.allocate(MAX_HEAD);
     private boolean acceptable;
 
-    /**
-     * @param address     the address to listen on (loopback by default; any address for a scraper elsewhere)
-     * @param metricsOnly whether this listener serves {@code /metrics} alone (metricsAddress: a scraper's)
-     */
+    /** @param metricsOnly a scraper's listener ({@code metricsAddress}) serves {@code /metrics} alone */
     HealthServer(java.net.InetAddress address, int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter, boolean metricsOnly)
             throws IOException
     {
         this.metricsOnly = metricsOnly;
-        this.status = requireNonNull(status, "status is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
-        this.stuckAfter = requireNonNull(stuckAfter, "stuckAfter is null");
+        this.status = status;
+        this.metrics = metrics;
+        this.stuckAfter = stuckAfter;
         socket = ServerSocketChannel.open();
         socket.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         socket.bind(new InetSocketAddress(address, port), BACKLOG);
@@ -110,7 +95,6 @@ final class HealthServer
         return socket.socket().getLocalPort();
     }
 
-    /** Closes the port and every connection; a request being answered is cut off. */
     void stop()
     {
         try {
@@ -226,8 +210,7 @@ final class HealthServer
             this.deadlineNanos = deadlineNanos;
         }
 
-        /** Reads what came and answers a whole head; closes the connection when it is done or fails. */
-        void serve()
+            void serve()
         {
             try {
                 if (channel.isBlocking()) {
@@ -304,7 +287,6 @@ final class HealthServer
         return false;
     }
 
-    /** @return the first line of a head, without its line end */
     private static String requestLine(byte[] head, int length)
     {
         int end = 0;
@@ -324,7 +306,6 @@ final class HealthServer
         }
     }
 
-    /** @return the whole answer to a request line */
     private byte[] answer(String requestLine)
     {
         String[] parts = requestLine.split(" ", -1);

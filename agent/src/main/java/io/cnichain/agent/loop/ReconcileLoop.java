@@ -21,18 +21,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * The agent's one reconcile thread. Every change goes through it, serially: install everything, then wait for a change
- * or a deadline, take every event already queued, and reconcile once for the batch, so a burst is coalesced without
- * delaying the first reaction. Watches are armed before the first look.
- *
- * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (which
- * directories to watch, and what each event asks of the pass), {@link ReconcilePass} (one pass:
- * the engine's install sequence), {@link EchoFilter} (our own writes coming back), {@link WrittenFiles} (what the
- * agent knows of each file it writes), {@link GroundCheck} and
- * {@link PeriodicCheck} (what no event tells). Time is the {@link Clock} the agent hands in.
+ * The agent's one reconcile thread: install everything, then wait for a change or a deadline, take every event already
+ * queued and reconcile once for the batch, so that a burst is coalesced without delaying the first reaction.
  */
 final class ReconcileLoop
 {
@@ -62,14 +53,14 @@ final class ReconcileLoop
 
     ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy, Clock clock)
     {
-        this.engine = requireNonNull(engine, "engine is null");
-        this.clock = requireNonNull(clock, "clock is null");
-        this.status = requireNonNull(status, "status is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
+        this.engine = engine;
+        this.clock = clock;
+        this.status = status;
+        this.metrics = metrics;
         this.intake = new EventIntake(watchService, metrics, clock);
         this.plan = WatchPlan.initial(engine);
         this.scanner = new NodeScanner(engine.config().layout());
-        this.files = new WrittenFiles(engine, requireNonNull(policy, "policy is null"), metrics, clock);
+        this.files = new WrittenFiles(engine, policy, metrics, clock);
         this.ground = new GroundCheck(engine.config().paths());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), files), files, ground);
         this.check = new PeriodicCheck(engine.config().plugin().type(), scanner, intake.watches(), metrics);
@@ -80,7 +71,6 @@ final class ReconcileLoop
         });
     }
 
-    /** Runs until {@link #stop()}. */
     void run()
     {
         status.loopRunning(true);
@@ -116,7 +106,6 @@ final class ReconcileLoop
         }
     }
 
-    /** Blocks until something changes or a deadline is due, and says what that asks of the next pass. */
     private PassRequest nextRequest()
             throws InterruptedException
     {
@@ -173,7 +162,6 @@ final class ReconcileLoop
         scanner.changedEverything();
     }
 
-    /** What changes without an event ({@link GroundCheck}): seen, everything is looked at, and each watch armed where it is now. */
     private void look(PassRequest request, long now)
     {
         Optional<String> changed = ground.look();
@@ -186,10 +174,7 @@ final class ReconcileLoop
         deadlines.put(Job.LOOK, now + GroundCheck.EVERY.toNanos());
     }
 
-    /**
-     * The second chance: see {@link PeriodicCheck}. The file is judged only when the loop is at rest (this wake-up asks
-     * for no pass and no file wants the loop); a difference left for a second look is looked at again shortly.
-     */
+    /** The file is judged only at rest: this wake-up asks for no pass, and no file wants the loop. */
     private void periodicCheck(PassRequest request, long now)
     {
         boolean atRest = !request.wanted() && !deadlines.containsKey(Job.FILES);
@@ -236,7 +221,6 @@ final class ReconcileLoop
         scheduleWatchRetry(now);
     }
 
-    /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */
     private void noteChange(EventIntake.Event event)
     {
         if (event.directory().equals(plan.confDir())) {
@@ -247,7 +231,7 @@ final class ReconcileLoop
         }
     }
 
-    /** Ends the loop; called from the signal handler's thread. The pass under way finishes first. */
+    /** Called from the signal handler's thread: the pass under way finishes first. */
     void stop()
     {
         stopping = true;
@@ -260,7 +244,7 @@ final class ReconcileLoop
         try {
             ReconcilePass.Report report = pass.run(request);
             metrics.reconcile(report.result());
-            if (report.result() == ReconcileResult.ECHO) {
+            if (report.result() == ReconcilePass.Result.ECHO) {
                 belief = PeriodicCheck.Belief.of(report, belief.ready());
                 return;
             }
@@ -289,7 +273,7 @@ final class ReconcileLoop
         catch (RuntimeException e) {
             // One bad pass must not end the loop: say what happened and wait for the next change.
             log.error("Reconcile failed: {}", e.toString(), e);
-            metrics.reconcile(ReconcileResult.FAILED);
+            metrics.reconcile(ReconcilePass.Result.FAILED);
             status.publish(List.of("the last reconcile failed: " + e.getMessage()));
         }
         finally {
@@ -319,16 +303,12 @@ final class ReconcileLoop
         return reasons;
     }
 
-    /** Why the loop wakes without an event. */
+    /** Why the loop wakes without an event: a file wants it ({@link WrittenFiles}), or a look is due. */
     private enum Job
     {
-        /** A file wants the loop: a retry, the end of a back-off, a look while backing off, the end of a fight. */
         FILES,
-        /** The look at what changes without an event ({@link GroundCheck}). */
         LOOK,
-        /** The second chance ({@link PeriodicCheck}). */
         CHECK,
-        /** Watches that could not be armed are tried again. */
         WATCHES,
         /** Directories were just armed: what changed in them before their watch sent no event. */
         RESCAN,

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;

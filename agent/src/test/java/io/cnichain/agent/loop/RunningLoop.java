@@ -1,6 +1,7 @@
 package io.cnichain.agent.loop;
 
 import static io.cnichain.testkit.PluginList.patched;
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.ManualClock;
 import io.cnichain.core.adapters.AdapterRegistry;
