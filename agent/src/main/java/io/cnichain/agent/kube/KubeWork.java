@@ -14,10 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The agent's calls to the API server while it runs (the plugin's token, the start-up taint), on one thread of their
- * own, so that a slow API server never holds the reconcile loop: each task runs when it is due and says when it is
- * due again; one that waits for the agent to be ready runs again when {@link #wake()} says something changed. The
- * thread starts with the first task and ends when every task is done, or at {@link #close()}.
+ * The agent's calls to the API server while it runs, on one thread of their own, so that a slow API server never holds
+ * the reconcile loop. The thread starts with the first task and ends when every task is done.
  */
 public final class KubeWork
         implements AutoCloseable
@@ -25,26 +23,19 @@ public final class KubeWork
     private static final Logger log = LoggerFactory.getLogger(KubeWork.class);
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(2);
 
-    /** A call that repeats: runs on the worker's thread only. */
     public interface Task
     {
-        /**
-         * @param now the clock's time
-         * @return when to run again
-         */
         Next run(long now);
     }
 
     /** When a task runs again. */
     public sealed interface Next
     {
-        /** At this time of the clock. */
         record At(long nanos) implements Next {}
 
-        /** When {@link #wake()} is called. */
+        /** When {@link #wake()} says something changed (the agent's readiness). */
         record WhenWoken() implements Next {}
 
-        /** Never: the task is done. */
         record Done() implements Next {}
     }
 
@@ -64,7 +55,6 @@ public final class KubeWork
         thread.setDaemon(true);
     }
 
-    /** Adds a task, due now. */
     public void add(Task task)
     {
         lock.lock();
@@ -80,7 +70,6 @@ public final class KubeWork
         }
     }
 
-    /** Something a task waits for may have changed (the agent's readiness): tasks waiting to be woken run now. */
     public void wake()
     {
         lock.lock();
@@ -93,7 +82,7 @@ public final class KubeWork
         }
     }
 
-    /** Stops the thread, abandoning a call in flight (it ends by its own deadline); waits for it at most 2 s. */
+    /** A call in flight is abandoned: it ends by its own deadline. */
     @Override
     public void close()
     {
@@ -116,11 +105,7 @@ public final class KubeWork
         }
     }
 
-    /**
-     * For tests: waits until the tasks have run at least {@code n} times in all and gone back to waiting.
-     *
-     * @return when the next task is due by the clock; {@link Long#MAX_VALUE} when none is (all wait to be woken, or are done)
-     */
+    /** For tests: waits for {@code n} runs in all, and says when the next task is due ({@link Long#MAX_VALUE}: none is). */
     long awaitRuns(int n, Duration timeout)
             throws InterruptedException
     {
@@ -172,7 +157,7 @@ public final class KubeWork
         }
     }
 
-    /** @return the tasks due now, after waiting for one; null once closed or when every task is done */
+    /** @return null once closed or when every task is done */
     private List<Scheduled> dueNow()
     {
         lock.lock();
