@@ -30,11 +30,7 @@ final class NodePlacement
 
     private NodePlacement() {}
 
-    /**
-     * @param podSpec the DaemonSet's {@code spec.template.spec}
-     * @param node    the node object
-     * @return why the template places no pod on the node; empty when it does
-     */
+    /** @return why the DaemonSet's {@code spec.template.spec} places no pod on the node; empty when it does */
     static Optional<String> whyNot(JsonNode podSpec, JsonNode node)
     {
         String nodeName = node.path("metadata").path("name").asText();
@@ -111,7 +107,7 @@ final class NodePlacement
         };
     }
 
-    /** Sign of value minus the one requirement value, both whole numbers; 0 (matching neither Gt nor Lt) otherwise. */
+    /** 0, matching neither Gt nor Lt, unless both are whole numbers. */
     private static int compare(Optional<String> value, List<String> values)
     {
         if (value.isEmpty() || values.size() != 1) {
@@ -130,7 +126,6 @@ final class NodePlacement
         return object::fields;
     }
 
-    /** A pod's toleration, as the scheduler matches it against a taint. */
     private record Toleration(String key, String operator, String value, String effect)
     {
         static Toleration exists(String key, String effect)
