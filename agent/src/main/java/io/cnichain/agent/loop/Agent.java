@@ -176,8 +176,8 @@ public final class Agent
         }
         String node = config.nodeTaint().nodeName().orElseThrow();
         KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
-        return Optional.of(new StartupTaint(attempt("lift-taint", StartupTaint::parse, () -> StartupTaint.lift(client, node, config.nodeTaint().key())),
-                node, config.nodeTaint().key()));
+        String key = config.nodeTaint().key();
+        return Optional.of(new StartupTaint(attempt("lift-taint", StartupTaint::parse, () -> StartupTaint.lift(client, node, key)), node, key));
     }
 
     /** In a child when the agent runs from its distribution, so that it holds no TLS stack between its calls. */
