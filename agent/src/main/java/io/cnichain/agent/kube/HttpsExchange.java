@@ -165,19 +165,13 @@ final class HttpsExchange
         return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
     }
 
-    private int next()
-            throws IOException, ApiCallException
-    {
-        socket.setSoTimeout(remainingMillis(end, clock, call));
-        return in.read();
-    }
-
-    String line()
+    private String line()
             throws IOException, ApiCallException
     {
         StringBuilder line = new StringBuilder();
         while (true) {
-            int b = next();
+            socket.setSoTimeout(remainingMillis(end, clock, call));
+            int b = in.read();
             if (b < 0) {
                 throw new ApiCallException("connection", call + ": the answer ended early");
             }
@@ -192,7 +186,7 @@ final class HttpsExchange
         }
     }
 
-    byte[] bytes(int n)
+    private byte[] bytes(int n)
             throws IOException, ApiCallException
     {
         byte[] out = new byte[n];
@@ -208,7 +202,7 @@ final class HttpsExchange
         return out;
     }
 
-    byte[] rest()
+    private byte[] rest()
             throws IOException, ApiCallException
     {
         ByteArrayOutputStream all = new ByteArrayOutputStream();

@@ -15,6 +15,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -27,7 +28,6 @@ import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Optional;
 
@@ -252,15 +252,10 @@ public final class KubeApiClient
                 .append("User-Agent: cni-chain\r\n")
                 .append("Connection: close\r\n");
         byte[] content = body.map(b -> b.text().getBytes(StandardCharsets.UTF_8)).orElse(new byte[0]);
-        body.ifPresent(b -> head.append("Content-Type: ").append(b.contentType()).append("\r\n"));
-        if (body.isPresent()) {
-            head.append("Content-Length: ").append(content.length).append("\r\n");
-        }
-        head.append("\r\n");
-        byte[] start = head.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] all = Arrays.copyOf(start, start.length + content.length);
-        System.arraycopy(content, 0, all, start.length, content.length);
-        return all;
+        body.ifPresent(b -> head.append("Content-Type: ").append(b.contentType()).append("\r\n")
+                .append("Content-Length: ").append(content.length).append("\r\n"));
+        byte[] start = head.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(start.length + content.length).put(start).put(content).array();
     }
 
     private String token()

@@ -108,7 +108,6 @@ public final class StartupTaint
         this.ready = ready;
     }
 
-    /** For {@code /readyz}'s detail (never a reason not to be ready: readiness is what removes it). */
     public String describe()
     {
         return "node taint " + key + " on " + node + ": " + state;
@@ -183,9 +182,8 @@ public final class StartupTaint
     }
 
     /**
-     * The taints with one key, by position in {@code spec.taints}, and the JSON patch that removes exactly those: each
-     * {@code remove} follows a {@code test} of the taint at its position, so that a change another controller made in
-     * between fails the whole patch (422) instead of being lost.
+     * The taints with one key, and the JSON patch that removes exactly those: each {@code remove} follows a {@code test} of
+     * the taint at its position, so that another controller's change in between fails the patch (422), not lost.
      */
     record NodeTaints(List<Match> matches)
     {

@@ -93,21 +93,18 @@ public final class Agent
         Optional<WatchService> watchService = newWatchService();
         SignalHandler handler = this::onSignal;
         for (String signal : SIGNALS) {
-            // A signal ignored by whoever started the JVM (nohup, a shell's background job) stays ignored: the JVM
-            // installs no handler for it, and says so by returning SIG_IGN.
+            // The JVM installs no handler for a signal ignored by whoever started it (nohup), and says so by returning SIG_IGN.
             if (Signal.handle(new Signal(signal), handler) == SignalHandler.SIG_IGN) {
                 log.warn("SIG{} was ignored by what started the agent (nohup, or a shell's background job), and stays ignored: it will not"
                         + " stop the agent", signal);
             }
         }
-        // Asked only now: the calls are linked on a thread of their own since the JVM started, and everything above
-        // needs none of them.
+        // Asked only now: the calls are linked on a thread of their own since the JVM started.
         log.info("File calls: {}", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
         ShutdownDecision decision;
         try {
             try {
-                // Without an inotify instance (fs.inotify.max_user_instances used up) the node still gets the plugin:
-                // a full pass on a timer, not ready and saying why, until an instance can be had.
+                // Without an inotify instance the node still gets the plugin: a full pass on a timer, not ready, saying why.
                 while (watchService.isEmpty() && !stopRequested.get()) {
                     watchService = pollWithoutWatches();
                 }

@@ -45,7 +45,6 @@ final class DirectoryWatches
         this.service = service;
     }
 
-    /** @return the directories armed by this call */
     Set<Path> want(Set<Path> directories)
     {
         Set<Path> newlyArmed = new LinkedHashSet<>();
@@ -156,7 +155,6 @@ final class DirectoryWatches
         return armed;
     }
 
-    /** @return whether the directory is armed now */
     private boolean arm(Path directory)
     {
         WatchedDirectory entry = entry(directory);
@@ -193,8 +191,6 @@ final class DirectoryWatches
     /**
      * Watch, then look, at every level: a level made before its parent's watch sends no event, so it is looked for once
      * the watch is in place; one missing then will send its event ({@link #retryPending()}).
-     *
-     * @return the pending directories armed that way
      */
     private Set<Path> reconcileKeys()
     {
@@ -344,7 +340,6 @@ final class DirectoryWatches
 
     record Verification(List<Repair> repairs, Set<Path> unsettled) {}
 
-    /** {@code why} is said after the directory's name. */
     record Repair(Path directory, String why) {}
 
     private WatchedDirectory entry(Path directory)

@@ -15,6 +15,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What changes under the agent without an inotify event, looked at every second: the link that leads to the conf dir
@@ -29,6 +31,7 @@ final class GroundCheck
 {
     static final Duration EVERY = Duration.ofSeconds(1);
     private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
+    private static final Pattern ESCAPED = Pattern.compile("\\\\([0-7]{3})");
 
     private final NodePaths paths;
     private final List<Path> watched;
@@ -140,17 +143,6 @@ final class GroundCheck
     /** mountinfo writes a space, a tab, a newline and a backslash in a path as {@code \040}, {@code \011}, {@code \012}, {@code \134}. */
     private static String unescape(String field)
     {
-        StringBuilder out = new StringBuilder(field.length());
-        for (int i = 0; i < field.length(); i++) {
-            char c = field.charAt(i);
-            if (c == '\\' && i + 3 < field.length() && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
-                out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
-                i += 3;
-            }
-            else {
-                out.append(c);
-            }
-        }
-        return out.toString();
+        return ESCAPED.matcher(field).replaceAll(octal -> Matcher.quoteReplacement(String.valueOf((char) Integer.parseInt(octal.group(1), 8))));
     }
 }

@@ -195,7 +195,6 @@ final class HealthServer
         }
     }
 
-    /** A connection: the head it has sent so far, then its answer as the socket takes it. */
     private final class Client
     {
         private final SocketChannel channel;
@@ -348,11 +347,6 @@ final class HealthServer
                 + extraHeaders
                 + "Connection: close\r\n\r\n";
         byte[] start = headers.getBytes(StandardCharsets.ISO_8859_1);
-        if (head) {
-            return start;
-        }
-        byte[] all = Arrays.copyOf(start, start.length + bytes.length);
-        System.arraycopy(bytes, 0, all, start.length, bytes.length);
-        return all;
+        return head ? start : ByteBuffer.allocate(start.length + bytes.length).put(start).put(bytes).array();
     }
 }

@@ -74,7 +74,7 @@ final class PeriodicCheck
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
         }
         if (!atRest) {
-            // The loop is at work (a retry, a back-off, a pass under way): it looks again by itself; so does the next check.
+            // The loop is at work (a retry, a back-off): it looks again by itself.
             return new Outcome(repair, !watchesDiffering.isEmpty());
         }
         Optional<String> before = fileDiffering;
@@ -91,7 +91,7 @@ final class PeriodicCheck
     /** @return how the runtime's file differs, said after "the runtime's file" */
     private Optional<String> fileDifference(Belief belief)
     {
-        // A look at everything, as after an overflow; the scanner keeps what it found, so the next pass starts from it.
+        // The scanner keeps what it found, so the next pass starts from it.
         scanner.changedEverything();
         NodeSnapshot fresh = scanner.snapshot();
         Optional<ConfigEntry> effective = fresh.effectiveConfig();

@@ -148,7 +148,6 @@ final class ReconcileLoop
         return request;
     }
 
-    /** @return the plan's directories, and the one holding the agent's own configuration file */
     private Set<Path> watched()
     {
         Set<Path> directories = new LinkedHashSet<>(plan.directories());
@@ -253,8 +252,7 @@ final class ReconcileLoop
                 Set<Path> armed = intake.watches().want(watched());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
-                    // Watch, then look: what changed there between this pass's look and the watch sent no event, and
-                    // only a look at everything sees it (the next pass's look follows events otherwise).
+                    // Watch, then look: what changed there between this pass's look and the watch sent no event.
                     deadlines.put(Job.RESCAN, clock.nanoTime());
                 }
             }
@@ -291,7 +289,6 @@ final class ReconcileLoop
         }
     }
 
-    /** @return the pass's reasons, and one for each wanted directory that could not be watched */
     private List<String> withUnwatched(List<String> notReady)
     {
         if (intake.watches().unwatchable().isEmpty()) {

@@ -31,7 +31,7 @@ final class ReconcilePass
     private final WrittenFiles files;
     private final GroundCheck ground;
 
-    /** Our kubeconfig and binaries to compare at the next pass: everything at first, then what events named or a failed write left. */
+    /** Everything at first, then what events named or a failed write left. */
     private Prerequisites compare = Prerequisites.ALL;
     private boolean saidNoPrimary;
     private String lastAdapter = "";
@@ -59,8 +59,7 @@ final class ReconcilePass
                 target -> files.patch(target, selection, snapshot, request.firstFileEventNanos()));
         compare = installed.owed();
         files.prerequisites(!selection.targets().isEmpty() && compare.any(), request.wokeNanos());
-        // The adapter failing, the runtime's file being one we may not write, the conf dir leading elsewhere make the node
-        // not ready; the files that can be patched still are.
+        // A failure makes the node not ready; the files that can be patched still are.
         List<String> notReady = new ArrayList<>(installed.failures());
         ground.confDirMoved().ifPresent(notReady::add);
         announce(selection, snapshot, notReady);

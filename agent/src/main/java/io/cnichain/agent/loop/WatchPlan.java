@@ -49,18 +49,15 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         targetDirNames = Collections.unmodifiableMap(copy);
     }
 
-    /** @return the plan before any decision: the three fixed directories */
     static WatchPlan initial(Engine engine)
     {
         return of(engine, Map.of());
     }
 
     /**
-     * Beyond the three fixed directories: the directory of every file we patch and of every link on the way to it
-     * (re-pointing a link, or replacing a file in another directory, says nothing in the conf dir), the plugin directory
-     * of our drop-in, the adapter's own {@code watchDirectories}, and where a dangling link of the conf dir points.
-     *
-     * @param snapshot the node as the pass saw it (we never write links, so the chains to its targets are the same after it)
+     * Beyond the three fixed directories, the directory of every file we patch and of every link on the way to it:
+     * re-pointing a link, or replacing a file in another directory, says nothing in the conf dir. We never write links,
+     * so the chains the pass saw are the same after it.
      */
     static WatchPlan of(Engine engine, Selection selection, NodeSnapshot snapshot)
     {
@@ -77,8 +74,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
                 namesIn(names, host.toContainer(file.getParent())).add(ANY_DROP_IN);
             });
         }
-        // A list that a broken drop-in keeps from loading, before the one that loads (or anywhere, when none does): fixed
-        // in its plugin directory, it loads again, and the conf dir hears nothing of it.
+        // A list that a broken drop-in keeps from loading loads again when its plugin directory is fixed, unheard in the conf dir.
         Optional<ConfigEntry> effective = snapshot.effectiveConfig();
         for (ConfigEntry entry : snapshot.entries()) {
             if (effective.isPresent() && entry.name().equals(effective.get().name())) {
@@ -91,8 +87,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
                 }
             }
         }
-        // A link the runtime would load that leads nowhere yet: when its target appears in another directory, the conf
-        // dir hears nothing of it.
+        // A dangling link the runtime would load: its target may appear in another directory, unheard in the conf dir.
         for (ConfigEntry entry : snapshot.entries()) {
             if (entry.runtimeLoadable() && entry.isSymlink() && !entry.resolves()) {
                 danglingTarget(engine, entry).ifPresent(target -> add(host, names, target));
@@ -160,7 +155,6 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         return names.computeIfAbsent(directory, in -> new HashSet<>());
     }
 
-    /** @return every directory to watch */
     Set<Path> directories()
     {
         Set<Path> wanted = new LinkedHashSet<>();
@@ -185,8 +179,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         }
         if (directory.equals(binDir)) {
             if (binaryNames.get().contains(name)) {
-                // Our own write echoes here too: the check compares bytes with the source and writes only on a
-                // difference, so the echo costs a comparison and nothing more.
+                // Our own write echoes here too, and costs a comparison: the check writes only on a difference.
                 log.debug("Detected event: {} {}; checking our binaries", event.kind(), host.toHost(directory.resolve(name)));
                 request.binariesChanged();
             }

@@ -36,7 +36,7 @@ final class NodePlacement
         String nodeName = node.path("metadata").path("name").asText();
         JsonNode labels = node.path("metadata").path("labels");
         JsonNode selector = podSpec.path("nodeSelector");
-        for (var entry : iterable(selector)) {
+        for (var entry : selector.properties()) {
             JsonNode label = labels.get(entry.getKey());
             if (label == null || !label.asText().equals(entry.getValue().asText())) {
                 return Optional.of("its nodeSelector " + entry.getKey() + "=" + entry.getValue().asText() + " does not match node " + nodeName
@@ -119,11 +119,6 @@ final class NodePlacement
         catch (NumberFormatException e) {
             return 0;
         }
-    }
-
-    private static Iterable<java.util.Map.Entry<String, JsonNode>> iterable(JsonNode object)
-    {
-        return object::fields;
     }
 
     private record Toleration(String key, String operator, String value, String effect)
