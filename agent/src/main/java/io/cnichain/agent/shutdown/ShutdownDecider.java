@@ -59,13 +59,11 @@ public final class ShutdownDecider
 
     public ShutdownDecision decide()
     {
-        switch (mode) {
-            case ALWAYS:
-                return ShutdownDecision.cleanUp(Reason.ALWAYS, "cleanupOnShutdown is always");
-            case NEVER:
-                return ShutdownDecision.keep(Reason.NEVER, "cleanupOnShutdown is never (or --no-cleanup)");
-            default:
-                break;
+        if (mode == CleanupMode.ALWAYS) {
+            return ShutdownDecision.cleanUp(Reason.ALWAYS, "cleanupOnShutdown is always");
+        }
+        if (mode == CleanupMode.NEVER) {
+            return ShutdownDecision.keep(Reason.NEVER, "cleanupOnShutdown is never (or --no-cleanup)");
         }
         if (pod.isEmpty() || api.host().isEmpty() || api.port().isEmpty()) {
             return ShutdownDecision.cleanUp(Reason.OUTSIDE_CLUSTER, "not in a cluster (cleanupOnShutdown auto asks the API server only when "
