@@ -17,6 +17,8 @@ public enum ErrorCode
     BINARY_MISSING(1),
     /** The kubeconfig for the chained plugin cannot be written. */
     KUBECONFIG(1),
+    /** What the agent provides itself is not there yet (the plugin's token it requests): it waits, nothing is wrong. */
+    NOT_YET(1),
     /** A file changed under us between reading and writing it. */
     CONCURRENT_CHANGE(1),
     /** An adapter failed or is misconfigured. */

@@ -1,28 +1,36 @@
 package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.Placement;
 import io.cnichain.core.placement.PlacementDecision;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 /**
  * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it (the kubelet
- * fills {@code status.nodeInfo.containerRuntimeVersion} from the runtime's CRI answer), read once at start. For
- * {@code auto}, a runtime that cannot be known means {@code patch}, which every runtime runs; for {@code drop-in}, a
- * runtime known to ignore drop-ins makes the agent say so rather than place one that never runs.
+ * fills {@code status.nodeInfo.containerRuntimeVersion} from the runtime's CRI answer), read at start, and again while
+ * the API server is busy or not reached: a fleet of nodes starting at once meets its rate limits. For {@code auto}, a
+ * runtime that cannot be known means {@code patch}, which every runtime runs; for {@code drop-in}, a runtime known to
+ * ignore drop-ins makes the agent say so rather than place one that never runs.
  */
 public final class NodeRuntime
 {
     /** Start-up waits at most this long for the whole answer: then it patches, as for any unknown runtime. */
     static final Duration TIMEOUT = Duration.ofSeconds(3);
+    /** How long start-up goes on asking a busy API server: the agent serves no probe before it has decided. */
+    public static final Duration PATIENCE = Duration.ofSeconds(15);
+    private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
     private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes: the chart's and kustomize's "
             + "ClusterRole grant it when placement is auto)", " (NODE_NAME must be the node's name, from the downward API)");
 
@@ -39,21 +47,11 @@ public final class NodeRuntime
         return switch (config.placement()) {
             case PATCH -> PlacementDecision.configured(Placement.PATCH).orElseThrow();
             case AUTO -> {
-                try {
-                    yield PlacementDecision.forRuntime(read(config, launcher));
-                }
-                catch (ApiCallException e) {
-                    yield PlacementDecision.runtimeUnknown(e.getMessage());
-                }
+                Reported reported = read(config, launcher);
+                yield reported.version().map(PlacementDecision::forRuntime).orElseGet(() -> PlacementDecision.runtimeUnknown(reported.whyUnknown()));
             }
-            case DROP_IN -> {
-                try {
-                    yield PlacementDecision.dropInOn(read(config, launcher));
-                }
-                catch (ApiCallException e) {
-                    yield PlacementDecision.configured(Placement.DROP_IN).orElseThrow();
-                }
-            }
+            case DROP_IN -> read(config, launcher).version().map(PlacementDecision::dropInOn)
+                    .orElseGet(() -> PlacementDecision.configured(Placement.DROP_IN).orElseThrow());
         };
     }
 
@@ -70,8 +68,9 @@ public final class NodeRuntime
         return KubeApiClient.shortened(version.asText());
     }
 
-    private static String read(AgentConfig config, Optional<Path> launcher)
-            throws ApiCallException
+    public record Reported(Optional<String> version, String whyUnknown) {}
+
+    private static Reported read(AgentConfig config, Optional<Path> launcher)
     {
         Optional<String> node = config.nodeTaint().nodeName();
         ApiServerSettings api = config.apiServer();
@@ -86,12 +85,46 @@ public final class NodeRuntime
             missing.add("KUBERNETES_SERVICE_PORT");
         }
         if (!missing.isEmpty()) {
-            throw new ApiCallException("settings", String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
+            return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
         KubeApiClient client = new KubeApiClient(api, TIMEOUT, Clock.SYSTEM);
         Attempt<String> attempt = launcher.isPresent()
                 ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
                 : () -> version(client, node.get());
-        return attempt.run();
+        return readPatiently(attempt, node.get(), Clock.SYSTEM, PATIENCE);
+    }
+
+    public static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)
+    {
+        Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
+        long giveUp = clock.nanoTime() + patience.toNanos();
+        while (true) {
+            try {
+                return new Reported(Optional.of(attempt.run()), "");
+            }
+            catch (ApiCallException e) {
+                long now = clock.nanoTime();
+                Duration wait = e.wait(backoff, now);
+                if (!e.passing() || now + wait.toNanos() - giveUp > 0) {
+                    return unknown(e.getMessage());
+                }
+                if (backoff.failures() == 1) {
+                    log.warn("Cannot read node {}'s container runtime yet, asking again for up to {} s before placing by patch: {}", node,
+                            patience.toSeconds(), e.getMessage());
+                }
+                try {
+                    Thread.sleep(clock.blockNanos(now + wait.toNanos()) / 1_000_000);
+                }
+                catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return unknown(e.getMessage());
+                }
+            }
+        }
+    }
+
+    private static Reported unknown(String why)
+    {
+        return new Reported(Optional.empty(), why);
     }
 }

@@ -139,7 +139,7 @@ public final class PluginToken
             return new KubeWork.Next.At(clock.nanoTime() + renewIn.toNanos());
         }
         catch (ApiCallException e) {
-            Duration wait = backoff.failed(now).orElseThrow();
+            Duration wait = e.wait(backoff, now);
             if (!e.kind().equals(lastError)) {
                 log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", e.getMessage());
                 lastError = e.kind();

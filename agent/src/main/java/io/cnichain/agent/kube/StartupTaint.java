@@ -154,10 +154,7 @@ public final class StartupTaint
         }
         catch (ApiCallException e) {
             failures++;
-            // The server's Retry-After wins over the back-off's step, up to the back-off's longest wait.
-            Duration step = backoff.failed(now).orElseThrow();
-            Duration cap = backoff.policy().cap();
-            Duration wait = e.retryAfter().map(asked -> asked.compareTo(cap) > 0 ? cap : asked).filter(asked -> asked.compareTo(step) > 0).orElse(step);
+            Duration wait = e.wait(backoff, now);
             if (!e.kind().equals(lastError)) {
                 log.warn("Cannot remove taint {} from node {} yet, retrying with back-off: {}", key, node, e.getMessage());
                 lastError = e.kind();

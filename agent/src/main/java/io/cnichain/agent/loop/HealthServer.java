@@ -20,15 +20,12 @@ import java.util.SequencedSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code /healthz}, {@code /readyz} and {@code /metrics} on one thread and one selector, with a bound on everything a
- * client can make it hold, so that no traffic on the port keeps a probe from its answer. A connection has
- * {@value #REQUEST_SECONDS} s to send a head of at most {@value #MAX_HEAD} bytes; one more than {@value #MAX_CLIENTS}
- * evicts the oldest that sent part of a head (a probe sends its head at once), else the oldest of all. A turn reads what
- * came before it accepts, so that a burst of new connections cannot evict one already there. A limit per address would
- * not help: the kubelet's probes come from 127.0.0.1, as would a local flood.
- *
- * <p>Should the thread end for any reason but one connection's trouble, it closes the port: the liveness probe then
- * fails and the kubelet restarts the agent, rather than a port that accepts and never answers.
+ * {@code /healthz}, {@code /readyz} and {@code /metrics}, from one thread and one selector, with a bound on everything a
+ * client can make it hold, so that no traffic on the port keeps a probe from its answer (docs/security.md has the
+ * rules). A probe sends its head at once, so the oldest connection with part of a head is the first evicted. A limit
+ * per client address would not help: the probes come from 127.0.0.1, as would a local flood. Should the thread end, it
+ * closes the port: the liveness probe then fails and the kubelet restarts the agent, rather than a port that accepts
+ * and never answers.
  */
 final class HealthServer
 {
@@ -221,6 +218,7 @@ final class HealthServer
                 if (answer != null) {
                     channel.write(answer);
                     if (!answer.hasRemaining()) {
+                        discardWhatCame();
                         close();
                     }
                 }
@@ -262,6 +260,23 @@ final class HealthServer
             }
             else if (length > 0) {
                 partial.add(this);
+            }
+        }
+
+        /**
+         * A socket closed with unread bytes (a body, the rest of a head too large) sends a reset, which can reach the
+         * client before it has read the answer; what has already come is read and dropped first, a bounded amount.
+         */
+        private void discardWhatCame()
+                throws IOException
+        {
+            for (int total = 0; total < 16 * MAX_HEAD; ) {
+                received.clear();
+                int read = channel.read(received);
+                if (read <= 0) {
+                    return;
+                }
+                total += read;
             }
         }
 

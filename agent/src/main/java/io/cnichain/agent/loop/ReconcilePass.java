@@ -62,8 +62,9 @@ final class ReconcilePass
         // A failure makes the node not ready; the files that can be patched still are.
         List<String> notReady = new ArrayList<>(installed.failures());
         ground.confDirMoved().ifPresent(notReady::add);
-        announce(selection, snapshot, notReady);
-        Result result = notReady.isEmpty() ? Result.OK : Result.FAILED;
+        announce(selection, snapshot, notReady, installed.waiting());
+        Result result = !notReady.isEmpty() ? Result.FAILED : installed.waiting().isEmpty() ? Result.OK : Result.WAITING;
+        notReady.addAll(installed.waiting());
         for (FileOutcome outcome : installed.outcomes()) {
             if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
                 notReady.add(outcome.detail());
@@ -85,7 +86,7 @@ final class ReconcilePass
         return new Report(Result.NOTHING, reasons, Optional.of(selection), snapshot);
     }
 
-    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures)
+    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures, List<String> waiting)
     {
         if (lastAdapter.isEmpty()) {
             log.info("Placing the entry by {}: {}", engine.installer().placement().placement().yaml(), engine.installer().placement().why());
@@ -101,6 +102,11 @@ final class ReconcilePass
         for (String failure : failures) {
             if (now.add(failure) && !said.contains(failure)) {
                 log.error("{}", failure);
+            }
+        }
+        for (String wait : waiting) {
+            if (now.add(wait) && !said.contains(wait)) {
+                log.info("Not patching yet: {}", wait);
             }
         }
         said = now;

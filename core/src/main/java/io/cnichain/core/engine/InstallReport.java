@@ -18,9 +18,10 @@ import static java.util.Objects.requireNonNull;
  * @param failures   why the pass failed whatever it patched (the adapter, the runtime's file) or could not patch at all
  *                   (a prerequisite that cannot be written or is missing), one line each
  * @param owed       the prerequisites whose write failed: the next pass compares them again
+ * @param waiting    what the pass waits for that the agent provides itself (the plugin's token), one line each: not a fault
  */
 public record InstallReport(Selection selection, List<FileOutcome> outcomes, List<Path> binaries, boolean kubeconfig, List<String> failures,
-                            Prerequisites owed)
+                            Prerequisites owed, List<String> waiting)
 {
     public InstallReport
     {
@@ -29,18 +30,21 @@ public record InstallReport(Selection selection, List<FileOutcome> outcomes, Lis
         binaries = List.copyOf(binaries);
         failures = List.copyOf(failures);
         requireNonNull(owed, "owed is null");
+        waiting = List.copyOf(waiting);
     }
 
-    /** @return the failures in one line, if any */
+    /** @return the failures, and what the pass waits for, in one line, if any */
     public Optional<String> failure()
     {
-        return failures.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", failures));
+        List<String> all = new java.util.ArrayList<>(failures);
+        all.addAll(waiting);
+        return all.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", all));
     }
 
     /** Whether every file ended up patched (or nothing needed patching). */
     public boolean succeeded()
     {
-        return failures.isEmpty() && outcomes.stream().noneMatch(o -> o.failed() || o.result() == FileOutcome.Result.WAITING);
+        return failures.isEmpty() && waiting.isEmpty() && outcomes.stream().noneMatch(o -> o.failed() || o.result() == FileOutcome.Result.WAITING);
     }
 
     /** Whether no primary configuration exists, so nothing was done. */

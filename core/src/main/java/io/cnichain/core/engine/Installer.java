@@ -2,6 +2,7 @@ package io.cnichain.core.engine;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
 import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.discovery.CniConfigParser;
@@ -104,25 +105,26 @@ public final class Installer
         // be patched still are: the runtime's file first of all.
         List<String> failures = problems(selection);
         if (selection.targets().isEmpty()) {
-            return new InstallReport(selection, List.of(), List.of(), false, failures, compare);
+            return new InstallReport(selection, List.of(), List.of(), false, failures, compare, List.of());
         }
         Optional<String> clash = primaryRunsOurType(selection, snapshot);
         if (clash.isPresent()) {
             // Before anything is written: our binary would take the place of the primary's own.
             List<FileOutcome> refused = selection.targets().stream()
                     .map(target -> new FileOutcome(target.path(), FileOutcome.Result.FAILED, clash.get(), List.of())).toList();
-            return new InstallReport(selection, refused, List.of(), false, List.of(clash.get()), compare);
+            return new InstallReport(selection, refused, List.of(), false, List.of(clash.get()), compare, List.of());
         }
         boolean kubeconfigThere = !config.kubeconfig().enabled() || kubeconfig.exists();
         boolean kubeconfigOwed = config.kubeconfig().enabled() && (compare.kubeconfig() || !kubeconfigThere);
         boolean kubeconfigWritten = false;
+        List<String> waiting = new ArrayList<>();
         if (kubeconfigOwed) {
             try {
                 kubeconfigWritten = kubeconfig.ensure();
                 kubeconfigOwed = false;
             }
             catch (CniChainException e) {
-                failures.add(e.getMessage());
+                (e.code() == ErrorCode.NOT_YET ? waiting : failures).add(e.getMessage());
             }
             kubeconfigThere = kubeconfig.exists();
         }
@@ -140,16 +142,16 @@ public final class Installer
             binaryThere = binaryInstalled();
         }
         Prerequisites owed = new Prerequisites(kubeconfigOwed, binariesOwed);
-        Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere);
-        if (missing.isPresent()) {
-            failures.add(missing.get());
-            return new InstallReport(selection, List.of(), written, kubeconfigWritten, failures, owed);
+        Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere || !waiting.isEmpty());
+        if (missing.isPresent() || !waiting.isEmpty()) {
+            missing.ifPresent(failures::add);
+            return new InstallReport(selection, List.of(), written, kubeconfigWritten, failures, owed, waiting);
         }
         List<FileOutcome> outcomes = new ArrayList<>();
         for (ConfigTarget target : selection.targets()) {
             outcomes.add(step.apply(target));
         }
-        return new InstallReport(selection, outcomes, written, kubeconfigWritten, failures, owed);
+        return new InstallReport(selection, outcomes, written, kubeconfigWritten, failures, owed, waiting);
     }
 
     /** @return why, when a file to patch already runs a plugin of our type of its own ({@link ConfigFilePatcher#primaryPluginOfOurType}) */
@@ -192,9 +194,17 @@ public final class Installer
      */
     private List<Path> installBinaries()
     {
-        // A kubeconfig that cannot be written (a bad token, no CA) stops install before anything is written.
+        // A kubeconfig that cannot be written (a bad token, no CA) stops install before anything is written; the
+        // plugin's token on its way does not.
         if (config.kubeconfig().enabled()) {
-            kubeconfig.render();
+            try {
+                kubeconfig.render();
+            }
+            catch (CniChainException e) {
+                if (e.code() != ErrorCode.NOT_YET) {
+                    throw e;
+                }
+            }
         }
         return binaries.install(config.plugin().shortName());
     }

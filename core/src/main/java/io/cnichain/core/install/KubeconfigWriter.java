@@ -173,6 +173,10 @@ public final class KubeconfigWriter
     {
         // The token requested for the plugin's account appears once the agent has it; until then there is no kubeconfig.
         Path tokenFile = settings.tokenFile(api);
+        if (settings.serviceAccount().isPresent() && !Files.exists(tokenFile)) {
+            throw new CniChainException(ErrorCode.NOT_YET, "waiting for the plugin's token, which the agent requests for service account "
+                    + settings.serviceAccount().get() + ": no kubeconfig, and so no entry, until it has one");
+        }
         String token = readText(tokenFile, "the service-account token").trim();
         if (token.isEmpty()) {
             throw new CniChainException(ErrorCode.KUBECONFIG, tokenFile, "the service-account token is empty");

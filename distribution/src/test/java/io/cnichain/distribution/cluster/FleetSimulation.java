@@ -1,9 +1,8 @@
 package io.cnichain.distribution.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import io.cnichain.agent.kube.ApiCallException;
 import io.cnichain.agent.kube.KubeApiClient;
 import io.cnichain.agent.kube.KubeWork;
+import io.cnichain.agent.kube.NodeRuntime;
 import io.cnichain.agent.kube.PluginToken;
 import io.cnichain.agent.kube.StartupTaint;
 import io.cnichain.agent.shutdown.ShutdownDecider;
@@ -64,7 +63,9 @@ class FleetSimulation
                 fleet.startAll(Duration.ofSeconds(10));
                 fleet.awaitAll(Duration.ofMinutes(5), Agent::settled, "every agent has its token and lifted its taint");
             });
-            table.add(start.row("start: " + AGENTS + " agents within 10 s", fleet.count(Agent::settled) + " settled"));
+            int startKnew = fleet.count(Agent::knowsItsRuntime);
+            table.add(start.row("start: " + AGENTS + " agents within 10 s", fleet.count(Agent::settled) + " settled, " + startKnew
+                    + " learnt their runtime"));
 
             ApiMetrics.Window steady = metrics.window(() -> Await.pauseMicros(STEADY.toNanos() / 1000));
             table.add(steady.row("steady state, " + STEADY.toSeconds() + " s", steady.agentsPerSecond() + " requests/s"));
@@ -78,7 +79,7 @@ class FleetSimulation
                 fleet.awaitAll(Duration.ofMinutes(2), Agent::settled, "every restarted agent settled within 2 minutes of the API server's return");
             });
             table.add(restart.row("API server killed; " + restarting.size() + " agents restart; back after 10 s",
-                    "all settled " + restart.seconds() + " s after the kill"));
+                    "all settled " + restart.seconds() + " s after the kill; " + fleet.count(Agent::knowsItsRuntime) + " know their runtime"));
 
             List<ShutdownDecision> outage = new ArrayList<>();
             ApiMetrics.Window down = metrics.window(() -> {
@@ -117,6 +118,7 @@ class FleetSimulation
             table.add(uninstall.row("helm uninstall", tally(uninstalled)));
             assertThat(uninstalled).as("every agent cleans up after helm uninstall").allMatch(ShutdownDecision::cleanUp);
 
+            assertThat(startKnew).as("agents that learnt their Node's runtime at start, for placement auto").isEqualTo(AGENTS);
             assertThat(steady.agentsPerSecond()).as("steady state: the agents' requests a second").isLessThan(1.0);
             assertThat(restart.peakMinutePerSecond()).as("after the restart: the busiest minute's requests a second").isLessThan(300.0);
         }
@@ -153,13 +155,8 @@ class FleetSimulation
         void start()
         {
             KubeApiClient client = new KubeApiClient(api, Duration.ofSeconds(10), Clock.SYSTEM);
-            try {
-                JsonNode node = client.get("/api/v1/nodes/" + pod.node(), new KubeApiClient.Hint("", ""));
-                runtime = Optional.of(node.path("status").path("nodeInfo").path("containerRuntimeVersion").asText());
-            }
-            catch (ApiCallException e) {
-                // the agent patches then, as for any runtime it cannot learn
-            }
+            // An agent that cannot learn its runtime in time places by patch, as for any runtime it does not know.
+            runtime = NodeRuntime.readPatiently(() -> NodeRuntime.version(client, pod.node()), pod.node(), Clock.SYSTEM, NodeRuntime.PATIENCE).version();
             work = new KubeWork(Clock.SYSTEM);
             taint = new StartupTaint(() -> StartupTaint.lift(client, pod.node(), TAINT), pod.node(), TAINT);
             taint.onReadiness(true);
@@ -183,7 +180,12 @@ class FleetSimulation
 
         boolean settled()
         {
-            return Files.exists(tokenFile) && taint != null && taint.removedGauge() == 1 && runtime.isPresent();
+            return Files.exists(tokenFile) && taint != null && taint.removedGauge() == 1;
+        }
+
+        boolean knowsItsRuntime()
+        {
+            return runtime.isPresent();
         }
 
         ShutdownDecision decide()
