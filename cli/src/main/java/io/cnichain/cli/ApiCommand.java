@@ -5,7 +5,6 @@ import io.cnichain.agent.kube.KubeApiClient;
 import io.cnichain.agent.kube.NodeRuntime;
 import io.cnichain.agent.kube.PluginToken;
 import io.cnichain.agent.kube.StartupTaint;
-import io.cnichain.agent.shutdown.ShutdownDecider;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.cli.logging.ConsoleLogging;
 import io.cnichain.core.config.AgentConfig;
@@ -35,7 +34,7 @@ final class ApiCommand
         AgentConfig config = loadConfig();
         // Only the answer line on standard output: the log says nothing.
         ConsoleLogging.redirect(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-        KubeApiClient client = ShutdownDecider.client(config.apiServer(), DEADLINE, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(config.apiServer(), DEADLINE, Clock.SYSTEM);
         String line = switch (call) {
             case "plugin-token" -> ChildAttempt.line(() -> PluginToken.request(client, config.run().pod().orElseThrow(),
                     config.kubeconfig().serviceAccount().orElseThrow(), KubeconfigSettings.REQUESTED_TOKEN).toString());

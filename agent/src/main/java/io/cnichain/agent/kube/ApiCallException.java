@@ -5,22 +5,14 @@ import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
-/**
- * A call to the API server that failed. The taint remover turns it into a back-off step and
- * {@code /readyz} detail; the shutdown decision into its reason. It never reaches the reconcile loop.
- */
+/** A call to the API server that failed; it never reaches the reconcile loop. */
 public final class ApiCallException
         extends Exception
 {
     private final String kind;
     private final Optional<Duration> retryAfter;
 
-    /**
-     * @param kind       what failed, coarsely ({@code HTTP 503}, {@code connection}, {@code TLS}, {@code token}): the
-     *                   remover logs again only when it changes
-     * @param message    one line for the log and {@code /readyz}
-     * @param retryAfter the server's {@code Retry-After}, if any
-     */
+    /** @param kind what failed, coarsely ({@code HTTP 503}, {@code connection}, {@code TLS}): a task logs again only when it changes */
     public ApiCallException(String kind, String message, Optional<Duration> retryAfter)
     {
         super(message, null, false, false);

@@ -16,11 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * A call to the API server made by a child process, {@code cni-chain api CALL} from the agent's own distribution, with
- * the agent's environment and configuration file: the running agent then never holds a TLS stack, whose classes and
- * heap would stay resident for a call every few tens of minutes. The child prints one JSON line, {@code {"ok":true,
- * "value":"..."}} or {@code {"ok":false,"kind":"...","message":"...","retryAfterMillis":N}}, and exits; one that does not
- * end within its deadline is killed, and the call counts as one that got no answer.
+ * A call to the API server made by a child process, {@code cni-chain api CALL} from the agent's own distribution: the
+ * running agent then never holds a TLS stack, whose classes and heap would stay resident for a call every few tens of
+ * minutes. The child prints one JSON line, {@code {"ok":true,"value":"..."}} or {@code {"ok":false,"kind":"...",
+ * "message":"...","retryAfterMillis":N}}; one that does not end within its deadline is killed.
  */
 public final class ChildAttempt
 {
@@ -28,7 +27,7 @@ public final class ChildAttempt
 
     private ChildAttempt() {}
 
-    /** The launcher of the distribution the agent runs from ({@code cnichain.home}, which the launcher sets), if it does. */
+    /** The launcher of the distribution the agent runs from ({@code cnichain.home}, which the launcher sets), if any. */
     public static Optional<Path> launcher()
     {
         String home = System.getProperty("cnichain.home", "");
@@ -36,11 +35,6 @@ public final class ChildAttempt
         return Files.isExecutable(launcher) ? Optional.of(launcher) : Optional.empty();
     }
 
-    /**
-     * @param arguments the child's arguments after the launcher ({@code api CALL --config FILE})
-     * @param value     what the child's value means
-     * @param deadline  how long the child may take, its JVM's start and its own call's deadline included
-     */
     public static <T> Attempt<T> of(Path launcher, List<String> arguments, Function<String, T> value, Duration deadline)
     {
         return () -> value.apply(run(launcher, arguments, deadline));
@@ -88,7 +82,6 @@ public final class ChildAttempt
         }
     }
 
-    /** The child's last JSON line: its value, or its failure as the failure of this call. */
     private static String outcome(String call, String output)
             throws ApiCallException
     {
@@ -111,10 +104,7 @@ public final class ChildAttempt
         throw new ApiCallException(answer.path("kind").asText("child"), answer.path("message").asText(call + ": failed"), retryAfter);
     }
 
-    /**
-     * The child's arguments for {@code call}: the agent's configuration file and service-account directory; the rest
-     * comes from the environment it inherits.
-     */
+    /** The rest comes from the environment the child inherits. */
     public static List<String> arguments(String call, io.cnichain.core.config.AgentConfig config)
     {
         List<String> arguments = new ArrayList<>(List.of("api", call, "--service-account-dir", config.apiServer().serviceAccountDir().toString()));
@@ -122,7 +112,6 @@ public final class ChildAttempt
         return arguments;
     }
 
-    /** The line a child prints: how its call went. */
     public static String line(Attempt<String> attempt)
     {
         var node = CniJson.nodes().objectNode();

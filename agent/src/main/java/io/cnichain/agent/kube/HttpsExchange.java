@@ -19,10 +19,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One HTTP/1.1 request and its whole answer, on a TLS connection of its own that verifies the server's name: every
- * read waits at most what is left of the deadline, so the answer ends by it however slowly it comes, and at most
- * {@value #MAX_ANSWER_BYTES} bytes of body ({@value #MAX_HEAD_BYTES} of head) are read. A body comes by its length, its
- * chunks, or to the connection's end, as the API server sends them.
+ * One HTTP/1.1 request and its whole answer, on a TLS connection of its own: every read waits at most what is left of
+ * the deadline, so that the answer ends by it however slowly it comes, and what is read is bounded.
  */
 final class HttpsExchange
 {
@@ -30,11 +28,6 @@ final class HttpsExchange
     static final int MAX_ANSWER_BYTES = 4 * 1024 * 1024;
     static final int MAX_HEAD_BYTES = 64 * 1024;
 
-    /**
-     * @param status     the HTTP status
-     * @param body       the answer's body
-     * @param retryAfter the {@code Retry-After} header, if any
-     */
     record Response(int status, byte[] body, Optional<String> retryAfter) {}
 
     private final SSLSocket socket;
@@ -54,13 +47,7 @@ final class HttpsExchange
         this.call = call;
     }
 
-    /**
-     * @param end  the deadline, on {@code clock}
-     * @param call the call, for errors ({@code GET https://...})
-     * @throws ApiCallException {@code timeout} when the deadline passes, {@code too large}, {@code response} for an answer
-     *                          that is not HTTP, {@code connection} for one that ends early
-     * @throws IOException      for the connection and TLS
-     */
+    /** @param call for errors ({@code GET https://...}) */
     static Response exchange(SSLContext tls, String host, int port, byte[] request, long end, Clock clock, String call)
             throws IOException, ApiCallException
     {
@@ -102,7 +89,6 @@ final class HttpsExchange
         }
     }
 
-    /** The answer's head, then its body by its length, its chunks, or to the end of the connection, within the deadline. */
     private Response read()
             throws IOException, ApiCallException
     {
@@ -179,20 +165,13 @@ final class HttpsExchange
         return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
     }
 
-    private int next()
-            throws IOException, ApiCallException
-    {
-        socket.setSoTimeout(remainingMillis(end, clock, call));
-        return in.read();
-    }
-
-    /** A line of the head or of a chunked body, without its CRLF. */
-    String line()
+    private String line()
             throws IOException, ApiCallException
     {
         StringBuilder line = new StringBuilder();
         while (true) {
-            int b = next();
+            socket.setSoTimeout(remainingMillis(end, clock, call));
+            int b = in.read();
             if (b < 0) {
                 throw new ApiCallException("connection", call + ": the answer ended early");
             }
@@ -207,7 +186,7 @@ final class HttpsExchange
         }
     }
 
-    byte[] bytes(int n)
+    private byte[] bytes(int n)
             throws IOException, ApiCallException
     {
         byte[] out = new byte[n];
@@ -223,7 +202,7 @@ final class HttpsExchange
         return out;
     }
 
-    byte[] rest()
+    private byte[] rest()
             throws IOException, ApiCallException
     {
         ByteArrayOutputStream all = new ByteArrayOutputStream();

@@ -4,39 +4,46 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.Printable;
+import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.install.KubeconfigRenderer;
 import io.cnichain.core.json.CniJson;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.Security;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.Arrays;
+import java.util.Collection;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * The agent's one client of the Kubernetes API: HTTPS only, trusting only the CA file, with the service-account token,
- * both read again for every call (the kubelet rotates them). One connection per call, closed after its answer: the
- * agent calls a few times in its life, and a connection kept open would be one more thing for a thousand agents to hold
- * on the API server. Every call ends by its deadline, the whole answer included (connect, TLS, head and body), and
- * reads at most {@value HttpsExchange#MAX_ANSWER_BYTES} bytes. Errors are the API's {@code Status} message on one line, shortened;
- * no request is sent unless the token and the CA were read, and the token only after TLS verified the server.
+ * both read again for every call (the kubelet rotates them). One connection per call: the agent calls a few times in its
+ * life, and a connection kept open would be one more thing for a thousand agents to hold on the API server. Every call
+ * ends by its deadline, the whole answer included.
  */
 public final class KubeApiClient
 {
     public static final String JSON_PATCH = "application/json-patch+json";
     private static final int MAX_FILE_BYTES = 1024 * 1024;
     private static final int MAX_MESSAGE_CHARS = 300;
-    /** Requests this process has begun to send: the fleet simulation's count of what its agents ask. */
     private static final java.util.concurrent.atomic.LongAdder SENT = new java.util.concurrent.atomic.LongAdder();
 
     private final String host;
@@ -46,13 +53,6 @@ public final class KubeApiClient
     private final Duration deadline;
     private final Clock clock;
 
-    /**
-     * @param host      the API server's host ({@code KUBERNETES_SERVICE_HOST})
-     * @param port      its port
-     * @param tokenFile the service-account token, read for every call
-     * @param caFile    the one CA trusted, read for every call
-     * @param deadline  how long one call may take, from its connect to its answer's last byte
-     */
     public KubeApiClient(String host, String port, Path tokenFile, Path caFile, Duration deadline, Clock clock)
     {
         String bare = requireNonNull(host, "host is null");
@@ -64,14 +64,13 @@ public final class KubeApiClient
         this.clock = requireNonNull(clock, "clock is null");
     }
 
-    /**
-     * {@code GET path}.
-     *
-     * @param path the object's path, such as {@code /api/v1/nodes/NAME}
-     * @param hint added to an error's message for 403 and 404 (which RBAC rule, which variable)
-     * @return the object; empty when the API answers 404
-     * @throws ApiCallException for any other answer than 200 or 404, or no answer
-     */
+    /** The agent's client: the API server and the service account of its settings. */
+    public KubeApiClient(ApiServerSettings api, Duration deadline, Clock clock)
+    {
+        this(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), deadline, clock);
+    }
+
+    /** @return the object; empty when the API answers 404 */
     public Optional<JsonNode> find(String path, Hint hint)
             throws ApiCallException
     {
@@ -82,26 +81,18 @@ public final class KubeApiClient
         return Optional.of(answer.ok("GET", path, hint));
     }
 
-    /** @return the same client, each call ending by {@code deadline} instead */
     public KubeApiClient within(Duration deadline)
     {
         return new KubeApiClient(host, Integer.toString(port), tokenFile, caFile, deadline, clock);
     }
 
-    /** {@code GET path}, where 404 is an error like any other: see {@link #find}. */
     public JsonNode get(String path, Hint hint)
             throws ApiCallException
     {
         return call("GET", path, Optional.empty(), hint).ok("GET", path, hint);
     }
 
-    /**
-     * {@code PATCH path} with a JSON patch.
-     *
-     * @return 200 when applied; 422 (a {@code test} operation failed) or 409 (a conflict) when the object changed since
-     *         it was read
-     * @throws ApiCallException for any other answer, or no answer
-     */
+    /** @return 200 when applied; 422 (a {@code test} operation failed) or 409 when the object changed since it was read */
     public int jsonPatch(String path, String operations, Hint hint)
             throws ApiCallException
     {
@@ -112,12 +103,7 @@ public final class KubeApiClient
         throw answer.failure("PATCH", path, hint);
     }
 
-    /**
-     * A dry run ({@code dryRun=All}) of a JSON patch: the API server authorizes and admits it, and stores nothing.
-     *
-     * @return whether admission denied it (a ValidatingAdmissionPolicy's 403); false when it would be applied
-     * @throws ApiCallException for any other answer (a 403 of RBAC included), or no answer
-     */
+    /** @return whether admission denied a dry run of the patch (a ValidatingAdmissionPolicy's 403, not RBAC's) */
     public boolean deniedByAdmission(String path, String operations, Hint hint)
             throws ApiCallException
     {
@@ -131,12 +117,7 @@ public final class KubeApiClient
         throw answer.failure("PATCH", path, hint);
     }
 
-    /**
-     * {@code POST path} with a JSON object, for a subresource that answers 201 with what it made.
-     *
-     * @return the answer's object
-     * @throws ApiCallException for any answer but 200 or 201, or no answer
-     */
+    /** For a subresource that answers 201 with what it made. */
     public JsonNode create(String path, String object, Hint hint)
             throws ApiCallException
     {
@@ -144,11 +125,6 @@ public final class KubeApiClient
         return answer.status() == 201 ? answer.json("POST", path) : answer.ok("POST", path, hint);
     }
 
-    /**
-     * @param status  the HTTP status
-     * @param body    the answer's body
-     * @param retryAfter the server's {@code Retry-After}, for 429 and 5xx
-     */
     private record Answer(int status, byte[] body, Optional<Duration> retryAfter)
     {
         JsonNode ok(String method, String path, Hint hint)
@@ -185,7 +161,7 @@ public final class KubeApiClient
         }
     }
 
-    /** How many requests this process has begun to send, refused connections included. */
+    /** Requests this process has begun to send, refused connections included: the fleet simulation's count. */
     public static long requestsSent()
     {
         return SENT.sum();
@@ -201,7 +177,7 @@ public final class KubeApiClient
         String call = method + " " + KubeconfigRenderer.serverUrl("https", host, Integer.toString(port)) + path;
         SENT.increment();
         try {
-            HttpsExchange.Response response = HttpsExchange.exchange(TrustedCa.sslContext(pem, caFile), host, port, request(method, path, token, body),
+            HttpsExchange.Response response = HttpsExchange.exchange(trusting(pem), host, port, request(method, path, token, body),
                     clock.nanoTime() + deadline.toNanos(), clock, call);
             int status = response.status();
             Optional<Duration> retryAfter = status == 429 || status >= 500
@@ -229,6 +205,43 @@ public final class KubeApiClient
         }
     }
 
+    /** A TLS context that trusts the CA file's certificates and nothing else, not the JDK's CAs. */
+    private SSLContext trusting(byte[] pem)
+            throws ApiCallException
+    {
+        Collection<? extends Certificate> certificates;
+        try {
+            certificates = CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem));
+        }
+        catch (CertificateException e) {
+            throw notACa(e.getMessage());
+        }
+        if (certificates.isEmpty()) {
+            throw notACa("no certificate found");
+        }
+        try {
+            KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+            trusted.load(null, null);
+            int n = 0;
+            for (Certificate certificate : certificates) {
+                trusted.setCertificateEntry("ca-" + n++, certificate);
+            }
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(trusted);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, trust.getTrustManagers(), null);
+            return context;
+        }
+        catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("the JDK cannot build a TLS context: " + e, e);
+        }
+    }
+
+    private ApiCallException notACa(String reason)
+    {
+        return new ApiCallException("CA", caFile + ": not a PEM CA certificate (" + reason + "); no request sent");
+    }
+
     private byte[] request(String method, String path, String token, Optional<Body> body)
     {
         String authority = host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
@@ -239,15 +252,10 @@ public final class KubeApiClient
                 .append("User-Agent: cni-chain\r\n")
                 .append("Connection: close\r\n");
         byte[] content = body.map(b -> b.text().getBytes(StandardCharsets.UTF_8)).orElse(new byte[0]);
-        body.ifPresent(b -> head.append("Content-Type: ").append(b.contentType()).append("\r\n"));
-        if (body.isPresent()) {
-            head.append("Content-Length: ").append(content.length).append("\r\n");
-        }
-        head.append("\r\n");
-        byte[] start = head.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] all = Arrays.copyOf(start, start.length + content.length);
-        System.arraycopy(content, 0, all, start.length, content.length);
-        return all;
+        body.ifPresent(b -> head.append("Content-Type: ").append(b.contentType()).append("\r\n")
+                .append("Content-Length: ").append(content.length).append("\r\n"));
+        byte[] start = head.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(start.length + content.length).put(start).put(content).array();
     }
 
     private String token()
@@ -266,10 +274,6 @@ public final class KubeApiClient
         return token;
     }
 
-    /**
-     * Reads a small file of a pod volume: following its links inside the volume (the kubelet's {@code ..data} swap),
-     * at most {@value #MAX_FILE_BYTES} bytes, never waiting on a FIFO.
-     */
     private static byte[] readSmall(Path file, String kind, String what)
             throws ApiCallException
     {
@@ -296,18 +300,12 @@ public final class KubeApiClient
         return Optional.empty();
     }
 
-    /** A value from the API for a log line: its first {@value #MAX_MESSAGE_CHARS} characters, and how many more there were. */
     public static String shortened(String value)
     {
         return value.length() <= MAX_MESSAGE_CHARS ? value
                 : value.substring(0, MAX_MESSAGE_CHARS) + "… (" + (value.length() - MAX_MESSAGE_CHARS) + " more characters)";
     }
 
-    /**
-     * @param value a {@code Retry-After} header: seconds, or an HTTP date
-     * @param now   the time now, for a date
-     * @return how long to wait; empty when the header means nothing
-     */
     public static Optional<Duration> parseRetryAfter(String value, ZonedDateTime now)
     {
         String text = value.trim();
@@ -329,12 +327,7 @@ public final class KubeApiClient
         return Printable.line(shortened(message == null || message.isBlank() ? e.getClass().getSimpleName() : message));
     }
 
-    /**
-     * What to add to an error's message, for the answers that mean the setup is wrong.
-     *
-     * @param forbidden added for 403, such as {@code " (the agent's ClusterRole must allow get on nodes)"}
-     * @param notFound  added for 404
-     */
+    /** What to add to an error's message for 403 and 404, the answers that mean the setup is wrong. */
     public record Hint(String forbidden, String notFound)
     {
         public Hint

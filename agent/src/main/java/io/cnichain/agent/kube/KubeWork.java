@@ -5,19 +5,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * The agent's calls to the API server while it runs (the plugin's token, the start-up taint), on one thread of their
- * own, so that a slow API server never holds the reconcile loop: each task runs when it is due and says when it is
- * due again; one that waits for the agent to be ready runs again when {@link #wake()} says something changed. The
- * thread starts with the first task and ends when every task is done, or at {@link #close()}.
+ * The agent's calls to the API server while it runs, on one thread of their own, so that a slow API server never holds
+ * the reconcile loop. The thread starts with the first task and ends when every task is done.
  */
 public final class KubeWork
         implements AutoCloseable
@@ -25,33 +22,25 @@ public final class KubeWork
     private static final Logger log = LoggerFactory.getLogger(KubeWork.class);
     private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(2);
 
-    /** A call that repeats: runs on the worker's thread only. */
     public interface Task
     {
-        /**
-         * @param now the clock's time
-         * @return when to run again
-         */
         Next run(long now);
     }
 
     /** When a task runs again. */
     public sealed interface Next
     {
-        /** At this time of the clock. */
         record At(long nanos) implements Next {}
 
-        /** When {@link #wake()} is called. */
+        /** When {@link #wake()} says something changed (the agent's readiness). */
         record WhenWoken() implements Next {}
 
-        /** Never: the task is done. */
         record Done() implements Next {}
     }
 
     private final Clock clock;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private final List<Scheduled> tasks = new ArrayList<>();
+    /** Each task and when it runs again; guarded by this. */
+    private final Map<Task, Next> tasks = new LinkedHashMap<>();
     private final Thread thread;
     private boolean woken;
     private volatile boolean closed;
@@ -64,46 +53,28 @@ public final class KubeWork
         thread.setDaemon(true);
     }
 
-    /** Adds a task, due now. */
-    public void add(Task task)
+    public synchronized void add(Task task)
     {
-        lock.lock();
-        try {
-            tasks.add(new Scheduled(requireNonNull(task, "task is null"), new Next.At(clock.nanoTime())));
-            if (!thread.isAlive() && !closed) {
-                thread.start();
-            }
-            changed.signalAll();
+        tasks.put(requireNonNull(task, "task is null"), new Next.At(clock.nanoTime()));
+        if (!thread.isAlive() && !closed) {
+            thread.start();
         }
-        finally {
-            lock.unlock();
-        }
+        notifyAll();
     }
 
-    /** Something a task waits for may have changed (the agent's readiness): tasks waiting to be woken run now. */
-    public void wake()
+    public synchronized void wake()
     {
-        lock.lock();
-        try {
-            woken = true;
-            changed.signalAll();
-        }
-        finally {
-            lock.unlock();
-        }
+        woken = true;
+        notifyAll();
     }
 
-    /** Stops the thread, abandoning a call in flight (it ends by its own deadline); waits for it at most 2 s. */
+    /** A call in flight is abandoned: it ends by its own deadline. */
     @Override
     public void close()
     {
-        lock.lock();
-        try {
+        synchronized (this) {
             closed = true;
-            changed.signalAll();
-        }
-        finally {
-            lock.unlock();
+            notifyAll();
         }
         if (thread.isAlive() && thread != Thread.currentThread()) {
             thread.interrupt();
@@ -116,108 +87,82 @@ public final class KubeWork
         }
     }
 
-    /**
-     * For tests: waits until the tasks have run at least {@code n} times in all and gone back to waiting.
-     *
-     * @return when the next task is due by the clock; {@link Long#MAX_VALUE} when none is (all wait to be woken, or are done)
-     */
-    long awaitRuns(int n, Duration timeout)
+    /** For tests: waits for {@code n} runs in all, and says when the next task is due ({@link Long#MAX_VALUE}: none is). */
+    synchronized long awaitRuns(int n, Duration timeout)
             throws InterruptedException
     {
-        lock.lock();
-        try {
-            long end = System.nanoTime() + timeout.toNanos();
-            while (runs < n) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    throw new IllegalStateException("the API tasks ran " + runs + " times, not " + n);
-                }
-                changed.awaitNanos(left);
+        long end = System.nanoTime() + timeout.toNanos();
+        while (runs < n) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException("the API tasks ran " + runs + " times, not " + n);
             }
-            return tasks.stream().filter(task -> task.next() instanceof Next.At).mapToLong(task -> ((Next.At) task.next()).nanos()).min()
-                    .orElse(Long.MAX_VALUE);
+            TimeUnit.NANOSECONDS.timedWait(this, left);
         }
-        finally {
-            lock.unlock();
-        }
+        return earliest();
     }
 
     private void work()
     {
         while (!closed) {
-            List<Scheduled> due = dueNow();
+            List<Task> due = dueNow();
             if (due == null) {
                 return;
             }
-            for (Scheduled task : due) {
+            for (Task task : due) {
                 Next next;
                 try {
-                    next = task.task().run(clock.nanoTime());
+                    next = task.run(clock.nanoTime());
                 }
                 catch (RuntimeException e) {
                     // A task that fails this way is a bug; the others go on, and it is tried again after a pause.
                     log.error("An API task failed: {}", e.toString(), e);
                     next = new Next.At(clock.nanoTime() + TimeUnit.SECONDS.toNanos(30));
                 }
-                reschedule(task, next);
+                synchronized (this) {
+                    tasks.replace(task, next);
+                }
             }
-            lock.lock();
-            try {
+            synchronized (this) {
                 runs += due.size();
-                changed.signalAll();
-            }
-            finally {
-                lock.unlock();
+                notifyAll();
             }
         }
     }
 
-    /** @return the tasks due now, after waiting for one; null once closed or when every task is done */
-    private List<Scheduled> dueNow()
+    /** @return null once closed or when every task is done */
+    private synchronized List<Task> dueNow()
     {
-        lock.lock();
-        try {
-            while (!closed) {
-                tasks.removeIf(task -> task.next() instanceof Next.Done);
-                if (tasks.isEmpty()) {
-                    return null;
-                }
-                if (woken) {
-                    woken = false;
-                    tasks.replaceAll(task -> task.next() instanceof Next.WhenWoken ? new Scheduled(task.task(), new Next.At(clock.nanoTime())) : task);
-                }
-                long now = clock.nanoTime();
-                List<Scheduled> due = tasks.stream().filter(task -> task.next() instanceof Next.At at && now - at.nanos() >= 0).toList();
-                if (!due.isEmpty()) {
-                    return due;
-                }
-                long earliest = tasks.stream().filter(task -> task.next() instanceof Next.At).mapToLong(task -> ((Next.At) task.next()).nanos())
-                        .min().orElse(Long.MAX_VALUE);
-                long block = earliest == Long.MAX_VALUE ? TimeUnit.SECONDS.toNanos(60) : clock.blockNanos(earliest);
-                try {
-                    changed.awaitNanos(Math.max(block, 1));
-                }
-                catch (InterruptedException e) {
-                    return null;
-                }
+        while (!closed) {
+            tasks.values().removeIf(next -> next instanceof Next.Done);
+            if (tasks.isEmpty()) {
+                return null;
             }
-            return null;
+            if (woken) {
+                woken = false;
+                tasks.replaceAll((task, next) -> next instanceof Next.WhenWoken ? new Next.At(clock.nanoTime()) : next);
+            }
+            long now = clock.nanoTime();
+            List<Task> due = tasks.entrySet().stream().filter(task -> task.getValue() instanceof Next.At at && now - at.nanos() >= 0)
+                    .map(Map.Entry::getKey).toList();
+            if (!due.isEmpty()) {
+                return due;
+            }
+            long earliest = earliest();
+            long block = earliest == Long.MAX_VALUE ? TimeUnit.SECONDS.toNanos(60) : clock.blockNanos(earliest);
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, Math.max(block, 1));
+            }
+            catch (InterruptedException e) {
+                return null;
+            }
         }
-        finally {
-            lock.unlock();
-        }
+        return null;
     }
 
-    private void reschedule(Scheduled task, Next next)
+    private long earliest()
     {
-        lock.lock();
-        try {
-            tasks.replaceAll(scheduled -> scheduled.task() == task.task() ? new Scheduled(task.task(), next) : scheduled);
-        }
-        finally {
-            lock.unlock();
-        }
+        return tasks.values().stream().filter(next -> next instanceof Next.At).mapToLong(next -> ((Next.At) next).nanos()).min()
+                .orElse(Long.MAX_VALUE);
     }
-
-    private record Scheduled(Task task, Next next) {}
 }

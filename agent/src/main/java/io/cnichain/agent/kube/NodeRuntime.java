@@ -1,53 +1,48 @@
 package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.Placement;
 import io.cnichain.core.placement.PlacementDecision;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 /**
- * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it
- * ({@code status.nodeInfo.containerRuntimeVersion}, which the kubelet fills from the runtime's CRI {@code Version}
- * answer), read at start with one {@code GET}, tried again with back-off for {@value #PATIENCE_SECONDS} s while the API
- * server is busy or not reached (a fleet of nodes starting at once meets its rate limits). For {@code auto}, anything
- * that keeps it from being known (no {@code NODE_NAME}, no API server, a refused call, no answer in that time) means
- * {@code patch}, which every runtime runs; for
- * {@code drop-in}, a runtime known to ignore drop-ins makes install fail and the agent not ready, saying so.
+ * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it (the kubelet
+ * fills {@code status.nodeInfo.containerRuntimeVersion} from the runtime's CRI answer), read at start, and again while
+ * the API server is busy or not reached: a fleet of nodes starting at once meets its rate limits. For {@code auto}, a
+ * runtime that cannot be known means {@code patch}, which every runtime runs; for {@code drop-in}, a runtime known to
+ * ignore drop-ins makes the agent say so rather than place one that never runs.
  */
 public final class NodeRuntime
 {
     /** Start-up waits at most this long for the whole answer: then it patches, as for any unknown runtime. */
     static final Duration TIMEOUT = Duration.ofSeconds(3);
     /** How long start-up goes on asking a busy API server: the agent serves no probe before it has decided. */
-    static final int PATIENCE_SECONDS = 15;
-    public static final Duration PATIENCE = Duration.ofSeconds(PATIENCE_SECONDS);
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NodeRuntime.class);
+    public static final Duration PATIENCE = Duration.ofSeconds(15);
+    private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
     private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes: the chart's and kustomize's "
             + "ClusterRole grant it when placement is auto)", " (NODE_NAME must be the node's name, from the downward API)");
 
     private NodeRuntime() {}
 
-    /**
-     * Where the entry goes on this node, asking the API server for {@code auto}, and for {@code drop-in} when it can:
-     * a Node that reports a runtime known to ignore drop-ins makes the agent say so rather than place one that never runs.
-     */
     public static PlacementDecision placement(AgentConfig config)
     {
         return placement(config, Optional.empty());
     }
 
-    /**
-     * @param launcher the distribution's launcher, for the running agent: the read is made by a child process
-     *                 ({@link ChildAttempt}), so that the agent holds no TLS stack afterwards
-     */
-    public static PlacementDecision placement(AgentConfig config, Optional<java.nio.file.Path> launcher)
+    /** @param launcher the distribution's launcher: the running agent reads in a child, so that it holds no TLS stack afterwards */
+    public static PlacementDecision placement(AgentConfig config, Optional<Path> launcher)
     {
         return switch (config.placement()) {
             case PATCH -> PlacementDecision.configured(Placement.PATCH).orElseThrow();
@@ -60,7 +55,7 @@ public final class NodeRuntime
         };
     }
 
-    /** One read, in this process: the Node's {@code status.nodeInfo.containerRuntimeVersion}, shortened for the log. */
+    /** One read, in this process. */
     public static String version(KubeApiClient client, String node)
             throws ApiCallException
     {
@@ -73,13 +68,9 @@ public final class NodeRuntime
         return KubeApiClient.shortened(version.asText());
     }
 
-    /**
-     * @param version    the Node's {@code status.nodeInfo.containerRuntimeVersion}, when it could be read
-     * @param whyUnknown why it could not
-     */
     public record Reported(Optional<String> version, String whyUnknown) {}
 
-    private static Reported read(AgentConfig config, Optional<java.nio.file.Path> launcher)
+    private static Reported read(AgentConfig config, Optional<Path> launcher)
     {
         Optional<String> node = config.nodeTaint().nodeName();
         ApiServerSettings api = config.apiServer();
@@ -96,7 +87,7 @@ public final class NodeRuntime
         if (!missing.isEmpty()) {
             return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
-        KubeApiClient client = new KubeApiClient(api.host().get(), api.port().get(), api.tokenFile(), api.effectiveCaFile(), TIMEOUT, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(api, TIMEOUT, Clock.SYSTEM);
         Attempt<String> attempt = launcher.isPresent()
                 ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
                 : () -> version(client, node.get());
@@ -105,8 +96,7 @@ public final class NodeRuntime
 
     public static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)
     {
-        io.cnichain.agent.time.Backoff backoff = new io.cnichain.agent.time.Backoff(io.cnichain.agent.time.Backoff.Policy.apiServer(),
-                new java.util.SplittableRandom());
+        Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
         long giveUp = clock.nanoTime() + patience.toNanos();
         while (true) {
             try {

@@ -25,17 +25,10 @@ import java.util.SplittableRandom;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The plugin's own token, for the kubeconfig on the node's disk: requested for the plugin's service account
- * (TokenRequest), {@value #LIFETIME_SECONDS} seconds long, and requested again when four fifths of it have passed. The
- * agent's own token, with the agent's rights, never leaves its pod. It is bound to the agent's node (it dies with the
- * Node object): the API server binds a token to a pod only when the pod runs as that very account, and the node
- * outlives a rolling update of the agent, so the kubeconfig stays valid while the new agent starts. Each new token is
- * written to a file of the agent's own, which the reconcile loop watches as it watches a volume, and turns into the
- * kubeconfig. A failed request waits on the API server's back-off.
- *
- * <p>An API server that cannot bind a token to a Node (Kubernetes before 1.31, or 1.29 and 1.30 without the
- * {@code ServiceAccountTokenNodeBinding} feature) refuses such a request with 400; the token is then asked for bound by
- * time alone, and the log says so once.
+ * The plugin's own token for the kubeconfig on the node's disk, so that the agent's token, with the agent's rights,
+ * never leaves its pod. It is bound to the node, not the agent's pod: the API server binds a token to a pod only when
+ * the pod runs as that very account, and the node outlives a rolling update of the agent. An API server that cannot
+ * bind a token to a Node (before 1.31) refuses with 400; the token is then bound by time alone.
  */
 public final class PluginToken
         implements KubeWork.Task
@@ -47,7 +40,6 @@ public final class PluginToken
      */
     static final long LIFETIME_SECONDS = 3600;
 
-    /** What one request got: when to ask again, and whether the token dies with the Node object too. */
     public record Issued(Duration renewIn, boolean boundToNode)
     {
         /** As a child prints it: {@code PT48M} or {@code PT48M unbound}. */
@@ -57,7 +49,6 @@ public final class PluginToken
             return boundToNode ? renewIn.toString() : renewIn + " unbound";
         }
 
-        /** A child's value ({@link #toString()}) as the answer it was. */
         public static Issued parse(String value)
         {
             String[] parts = value.split(" ", 2);
@@ -73,10 +64,7 @@ public final class PluginToken
     private volatile String state = "not requested yet";
     private boolean saidUnbound;
 
-    /**
-     * @param attempt one request of the token, which writes it and says when to renew it ({@link #request})
-     * @param subject the account, for messages ({@code NAMESPACE/NAME})
-     */
+    /** @param subject the account, for messages ({@code NAMESPACE/NAME}) */
     public PluginToken(Attempt<Issued> attempt, String subject, Clock clock)
     {
         this.attempt = requireNonNull(attempt, "attempt is null");
@@ -85,12 +73,7 @@ public final class PluginToken
         this.backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
     }
 
-    /**
-     * One request, in this process: the token asked for, bound to the node, and written to {@code file}.
-     *
-     * @param account the plugin's service account, in the agent's namespace
-     * @return when to ask again (four fifths of the lifetime the answer gives, at least a minute), and how it is bound
-     */
+    /** One request, in this process: the token written to {@code file}, which the loop watches and turns into the kubeconfig. */
     public static Issued request(KubeApiClient client, PodIdentity pod, String account, Path file)
             throws ApiCallException
     {
@@ -130,7 +113,6 @@ public final class PluginToken
         return request;
     }
 
-    /** Where it stands, for {@code /readyz}'s detail. */
     public String describe()
     {
         return "the plugin's token (service account " + subject + "): " + state;
@@ -167,7 +149,7 @@ public final class PluginToken
         }
     }
 
-    /** Four fifths of the lifetime the answer gives (by its expiry, not by what was asked), at least a minute. */
+    /** By the expiry the answer gives, not by what was asked. */
     private static Duration renewIn(String expiration)
     {
         Duration lifetime = Duration.ofSeconds(LIFETIME_SECONDS);

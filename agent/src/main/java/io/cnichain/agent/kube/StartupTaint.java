@@ -1,31 +1,33 @@
 package io.cnichain.agent.kube;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.core.json.CniJson;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Removes the start-up taint ({@code nodeTaint.key}) from this node once the agent is ready, so that no pod is
- * scheduled on the node before the chained plugin is in place; never adds it back (on a running node that would only
- * stop scheduling, the operator's call). Every taint with the key goes, by a JSON patch that tests each taint at its
- * position first: another controller's change in between makes it fail (422) rather than be lost, and the node is read
- * again.
+ * Removes the start-up taint ({@code nodeTaint.key}) from this node once the agent is ready, so that no pod is scheduled
+ * on the node before the chained plugin is in place. It never adds it back: on a running node that would only stop
+ * scheduling, the operator's call.
  *
- * <p>Before it patches, each try checks that its right to patch Nodes is fenced: a dry run of a change the fence must
- * deny (a label on its own Node). Allowed, the fence is missing (no ValidatingAdmissionPolicy, or its binding's
- * parameter gone) and it removes nothing, saying so; the right is then as wide as RBAC's, and a lost node's root could
- * use it on any Node. A try starts only while the agent is ready.
+ * <p>Each try first checks that its right to patch Nodes is fenced, by a dry run of a change the fence must deny (a
+ * label on its own Node). Without the fence the right is as wide as RBAC's, and a lost node's root could use it on any
+ * Node: then it removes nothing, and says so.
  */
 public final class StartupTaint
         implements KubeWork.Task
 {
-    /** The metric the agent renders from {@link #removedGauge()}. */
     public static final String METRIC_NAME = "cnichain_node_taint_removed";
     public static final String METRIC_HELP = "Whether this node no longer has the start-up taint (1: removed by the agent, or found without it).";
     private static final Logger log = LoggerFactory.getLogger(StartupTaint.class);
@@ -33,21 +35,15 @@ public final class StartupTaint
     private static final Backoff.Policy FENCE = new Backoff.Policy(Duration.ofSeconds(30), Duration.ofMinutes(10), 0.5, 0, Duration.ZERO);
     private static final String FENCE_LABEL = "cni-chain.io~1fence-check";
 
-    /** How a try ended. */
     public enum Lifted
     {
-        /** The taints with the key were removed. */
         REMOVED,
-        /** The node has no taint with the key. */
         ABSENT,
         /** The fence's dry run was admitted: nothing was patched. */
         FENCE_MISSING
     }
 
-    /**
-     * @param lifted how it ended
-     * @param taints the taints removed, as kubectl writes them, for {@link Lifted#REMOVED}
-     */
+    /** @param taints the taints removed, as kubectl writes them */
     public record Result(Lifted lifted, String taints)
     {
         /** As a child prints it: {@code LIFTED} or {@code LIFTED:taints}. */
@@ -58,7 +54,6 @@ public final class StartupTaint
         }
     }
 
-    /** A child's value ({@link Result#toString()}) as the result it was. */
     public static Result parse(String value)
     {
         int colon = value.indexOf(':');
@@ -113,13 +108,11 @@ public final class StartupTaint
         this.ready = ready;
     }
 
-    /** For {@code /readyz}'s detail (never a reason not to be ready: readiness is what removes it). */
     public String describe()
     {
         return "node taint " + key + " on " + node + ": " + state;
     }
 
-    /** 1 once the node no longer has the taint (removed by the agent, or found without it). */
     public int removedGauge()
     {
         return removed ? 1 : 0;
@@ -176,5 +169,56 @@ public final class StartupTaint
         state = how;
         removed = true;
         return new KubeWork.Next.Done();
+    }
+
+    /** A taint as kubectl writes it: {@code key=value:Effect}. */
+    public static String describe(JsonNode taint)
+    {
+        String value = taint.path("value").asText("");
+        return taint.path("key").asText() + (value.isEmpty() ? "" : "=" + value) + ":" + taint.path("effect").asText("");
+    }
+
+    /**
+     * The taints with one key, and the JSON patch that removes exactly those: each {@code remove} follows a {@code test} of
+     * the taint at its position, so that another controller's change in between fails the patch (422), not lost.
+     */
+    record NodeTaints(List<Match> matches)
+    {
+        static NodeTaints withKey(JsonNode node, String key)
+        {
+            List<Match> matches = new ArrayList<>();
+            JsonNode taints = node.path("spec").path("taints");
+            for (int i = 0; i < taints.size(); i++) {
+                JsonNode taint = taints.get(i);
+                if (taint.path("key").isTextual() && taint.path("key").asText().equals(key)) {
+                    matches.add(new Match(i, taint));
+                }
+            }
+            return new NodeTaints(List.copyOf(matches));
+        }
+
+        boolean isEmpty()
+        {
+            return matches.isEmpty();
+        }
+
+        /** Last position first, so that every earlier position still holds when its turn comes. */
+        ArrayNode removal()
+        {
+            ArrayNode operations = JsonNodeFactory.instance.arrayNode();
+            for (Match match : matches.reversed()) {
+                String path = "/spec/taints/" + match.index();
+                operations.addObject().put("op", "test").put("path", path).set("value", match.taint().deepCopy());
+                operations.addObject().put("op", "remove").put("path", path);
+            }
+            return operations;
+        }
+
+        String describe()
+        {
+            return matches.stream().map(match -> StartupTaint.describe(match.taint())).collect(Collectors.joining(", "));
+        }
+
+        record Match(int index, JsonNode taint) {}
     }
 }

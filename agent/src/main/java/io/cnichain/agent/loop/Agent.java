@@ -21,81 +21,60 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.FileSystems;
 import java.nio.file.WatchService;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static java.util.Objects.requireNonNull;
+import java.util.function.Function;
 
 /**
- * The DaemonSet's main process: the reconcile loop on this thread, health endpoints, and a clean exit on
- * SIGTERM, SIGINT or SIGHUP: stop watching, decide whether this is an uninstall ({@link ShutdownDecider}), and if
- * so uninstall (entries first, then kubeconfig, then binaries), all within a bounded time; exit 0 when all of it
- * went well and 1 otherwise. A second signal exits at once.
+ * The DaemonSet's main process: the reconcile loop on this thread, the health endpoints, and on a stop signal the
+ * decision whether this is an uninstall ({@link ShutdownDecider}) and the cleanup it calls for, within a bounded time.
  */
 public final class Agent
 {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
     private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
-    /** Each call to the API server while the agent runs, from its connect to its answer's last byte. */
-    private static final java.time.Duration CALL_DEADLINE = java.time.Duration.ofSeconds(10);
-    /** A child that makes such calls: its JVM's start, then its calls. */
-    private static final java.time.Duration CHILD_DEADLINE = java.time.Duration.ofSeconds(40);
+    private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
+    /** A call made by a child: its JVM's start, then the call. */
+    private static final Duration CHILD_DEADLINE = Duration.ofSeconds(40);
+    /** How often a node without an inotify instance is looked at again, and an instance asked for. */
+    private static final Duration POLL_WITHOUT_WATCHES = Duration.ofSeconds(5);
 
     private final Engine engine;
     private final AgentConfig config;
-    private final AgentPolicy policy;
-    private final AgentStatus status = new AgentStatus();
+    private final AgentPolicy policy = AgentPolicy.defaults();
+    private final AgentStatus status = new AgentStatus(Clock.SYSTEM);
     private final AgentMetrics metrics = new AgentMetrics();
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     private volatile String stopSignal = "a signal";
     private volatile ReconcileLoop loop;
+    private volatile String noWatchReason = "";
+    /** Counted down by the first stop signal: ends a wait between passes without watches. */
+    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
-    /**
-     * @param engine the engine on this node
-     */
     public Agent(Engine engine)
     {
-        this(engine, AgentPolicy.defaults());
-    }
-
-    /**
-     * @param engine the engine on this node
-     * @param policy the loop's timings: retries, fights, when a pass counts as stuck
-     */
-    public Agent(Engine engine, AgentPolicy policy)
-    {
-        this.engine = requireNonNull(engine, "engine is null");
+        this.engine = engine;
         this.config = engine.config();
-        this.policy = requireNonNull(policy, "policy is null");
     }
 
-    /**
-     * Runs until a signal stops the agent.
-     *
-     * @return the exit code
-     */
+    /** @return the exit code, once a signal stopped the agent: 0 when all went well */
     public int run()
             throws IOException
     {
-        Optional<HealthServer> health = Optional.empty();
+        List<HealthServer> servers = new ArrayList<>();
         if (config.run().healthPort() > 0) {
-            HealthServer server = new HealthServer(java.net.InetAddress.getByName(config.run().healthAddress()), config.run().healthPort(), status, metrics,
-                    policy.stuckAfter(), false);
-            server.start();
-            health = Optional.of(server);
+            servers.add(serve(config.run().healthAddress(), config.run().healthPort(), false));
         }
-        Optional<HealthServer> scraper = Optional.empty();
         if (config.run().metricsAddress().isPresent()) {
             String address = config.run().metricsAddress().get();
             int colon = address.lastIndexOf(':');
-            String host = address.substring(0, colon).replace("[", "").replace("]", "");
-            HealthServer server = new HealthServer(java.net.InetAddress.getByName(host), Integer.parseInt(address.substring(colon + 1)), status, metrics,
-                    policy.stuckAfter(), true);
-            server.start();
-            scraper = Optional.of(server);
+            servers.add(serve(address.substring(0, colon).replace("[", "").replace("]", ""), Integer.parseInt(address.substring(colon + 1)), true));
         }
         if (config.run().cleanupOnShutdown() == CleanupMode.AUTO && config.apiServer().host().isPresent() && config.run().pod().isEmpty()) {
             // In a pod, but the manifest lacks the downward API: every stop would look like an uninstall.
@@ -103,7 +82,6 @@ public final class Agent
                     + "shutdown) will remove the plugin as an uninstall does; set them from the downward API (fieldRef metadata.name, "
                     + "metadata.namespace, spec.nodeName)");
         }
-        // The calls that repeat while the agent runs; nothing at all exists for them unless one is wanted.
         KubeWork kube = new KubeWork(Clock.SYSTEM);
         Optional<StartupTaint> taint = startupTaint();
         taint.ifPresent(remover -> attach(remover, kube, status, metrics));
@@ -115,26 +93,23 @@ public final class Agent
         Optional<WatchService> watchService = newWatchService();
         SignalHandler handler = this::onSignal;
         for (String signal : SIGNALS) {
-            // A signal ignored by whoever started the JVM (nohup, a shell's background job) stays ignored: the JVM
-            // installs no handler for it, and says so by returning SIG_IGN.
+            // The JVM installs no handler for a signal ignored by whoever started it (nohup), and says so by returning SIG_IGN.
             if (Signal.handle(new Signal(signal), handler) == SignalHandler.SIG_IGN) {
                 log.warn("SIG{} was ignored by what started the agent (nohup, or a shell's background job), and stays ignored: it will not"
                         + " stop the agent", signal);
             }
         }
-        // Asked only now: the calls are linked on a thread of their own since the JVM started, and everything above
-        // needs none of them.
+        // Asked only now: the calls are linked on a thread of their own since the JVM started.
         log.info("File calls: {}", io.cnichain.core.fs.linux.FileSystemCalls.get().describe());
         ShutdownDecision decision;
         try {
             try {
-                // Without an inotify instance (fs.inotify.max_user_instances used up) the node still gets the plugin:
-                // a full pass on a timer, not ready and saying why, until an instance can be had.
+                // Without an inotify instance the node still gets the plugin: a full pass on a timer, not ready, saying why.
                 while (watchService.isEmpty() && !stopRequested.get()) {
                     watchService = pollWithoutWatches();
                 }
                 if (watchService.isPresent()) {
-                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy, io.cnichain.agent.time.Clock.SYSTEM);
+                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy, Clock.SYSTEM);
                     if (!stopRequested.get()) {
                         loop.run();
                     }
@@ -153,8 +128,7 @@ public final class Agent
             metrics.shutdownDecision(decision.decisionLabel(), decision.reason().label());
         }
         finally {
-            health.ifPresent(HealthServer::stop);
-            scraper.ifPresent(HealthServer::stop);
+            servers.forEach(HealthServer::stop);
         }
         if (!decision.cleanUp()) {
             log.info("{}: leaving our CNI entries, kubeconfig and binaries in place: {} (cleanupOnShutdown {}). Exiting.", stopSignal,
@@ -172,10 +146,15 @@ public final class Agent
         return 1;
     }
 
-    /**
-     * The start-up taint follows readiness: told after every pass, shown in {@code /readyz}'s detail (never as a reason
-     * not to be ready: readiness is what removes it) and as a gauge.
-     */
+    private HealthServer serve(String host, int port, boolean metricsOnly)
+            throws IOException
+    {
+        HealthServer server = new HealthServer(InetAddress.getByName(host), port, status, metrics, policy.stuckAfter(), metricsOnly);
+        server.start();
+        return server;
+    }
+
+    /** The start-up taint follows readiness, told after every pass. */
     static void attach(StartupTaint remover, KubeWork kube, AgentStatus status, AgentMetrics metrics)
     {
         status.onReadiness(ready -> {
@@ -187,21 +166,24 @@ public final class Agent
         kube.add(remover);
     }
 
-    /** The start-up taint's remover, when {@code nodeTaint.enabled}; it needs the API server and this node's name. */
     private Optional<StartupTaint> startupTaint()
     {
         if (!config.nodeTaint().enabled()) {
             return Optional.empty();
         }
         String node = config.nodeTaint().nodeName().orElseThrow();
-        KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
-        Attempt<StartupTaint.Result> attempt = ChildAttempt.launcher()
-                .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("lift-taint", config), StartupTaint::parse, CHILD_DEADLINE))
-                .orElse(() -> StartupTaint.lift(client, node, config.nodeTaint().key()));
-        return Optional.of(new StartupTaint(attempt, node, config.nodeTaint().key()));
+        KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
+        String key = config.nodeTaint().key();
+        return Optional.of(new StartupTaint(attempt("lift-taint", StartupTaint::parse, () -> StartupTaint.lift(client, node, key)), node, key));
     }
 
-    /** The plugin's own token, when {@code kubeconfig.serviceAccount} names its account and the agent knows its pod. */
+    /** In a child when the agent runs from its distribution, so that it holds no TLS stack between its calls. */
+    private <T> Attempt<T> attempt(String call, Function<String, T> value, Attempt<T> inProcess)
+    {
+        return ChildAttempt.launcher().map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments(call, config), value, CHILD_DEADLINE))
+                .orElse(inProcess);
+    }
+
     private Optional<PluginToken> pluginToken()
     {
         Optional<String> account = config.kubeconfig().serviceAccount();
@@ -223,16 +205,12 @@ public final class Agent
                     .getParent(), e.getMessage());
             return Optional.empty();
         }
-        KubeApiClient client = ShutdownDecider.client(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
         PodIdentity pod = config.run().pod().get();
-        Attempt<PluginToken.Issued> attempt = ChildAttempt.launcher()
-                .map(launcher -> ChildAttempt.of(launcher, ChildAttempt.arguments("plugin-token", config), PluginToken.Issued::parse, CHILD_DEADLINE))
-                .orElse(() -> PluginToken.request(client, pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
+        Attempt<PluginToken.Issued> attempt = attempt("plugin-token", PluginToken.Issued::parse,
+                () -> PluginToken.request(client, pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
         return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get(), Clock.SYSTEM));
     }
-
-    /** How often a node without an inotify instance is looked at again, and an instance asked for. */
-    static final java.time.Duration POLL_WITHOUT_WATCHES = java.time.Duration.ofSeconds(5);
 
     private Optional<WatchService> newWatchService()
     {
@@ -250,16 +228,12 @@ public final class Agent
         }
     }
 
-    private volatile String noWatchReason = "";
-    /** Counted down by the first stop signal: ends a wait between passes without watches. */
-    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
-
     /** One full pass without watches, then the wait, then another try at an inotify instance. */
     private Optional<WatchService> pollWithoutWatches()
     {
         status.loopRunning(true);
         status.busy(true);
-        List<String> reasons = new java.util.ArrayList<>();
+        List<String> reasons = new ArrayList<>();
         try {
             io.cnichain.core.engine.InstallReport report = engine.install();
             report.failure().ifPresent(reasons::add);
@@ -300,7 +274,7 @@ public final class Agent
             case NEVER -> "exiting without cleanup";
             case AUTO -> "deciding whether this is an uninstall";
         });
-        Thread watchdog = new Thread(() -> {
+        Thread.ofPlatform().name("shutdown-watchdog").daemon().start(() -> {
             try {
                 Thread.sleep(config.run().shutdownTimeout().toMillis());
                 log.error("Shutdown did not finish within {} s; exiting with cleanup unfinished", config.run().shutdownTimeout().toSeconds());
@@ -309,9 +283,7 @@ public final class Agent
             catch (InterruptedException ignored) {
                 // the process is exiting anyway
             }
-        }, "shutdown-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        });
         stopped.countDown();
         ReconcileLoop current = loop;
         if (current != null) {

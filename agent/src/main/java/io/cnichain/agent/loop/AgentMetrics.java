@@ -29,14 +29,19 @@ final class AgentMetrics
     private final AtomicLong latencySumNanos = new AtomicLong();
     private final List<Gauge> gauges = new CopyOnWriteArrayList<>();
 
-    void reconcile(ReconcileResult result)
+    void reconcile(ReconcilePass.Result result)
     {
-        count(reconciles, result.metricLabel());
+        count(reconciles, label(result));
     }
 
     void event(EventKind kind)
     {
-        count(events, kind.metricLabel());
+        count(events, label(kind));
+    }
+
+    static String label(Enum<?> value)
+    {
+        return value.name().toLowerCase(Locale.ROOT);
     }
 
     private static void count(Map<String, AtomicLong> counters, String label)
@@ -54,13 +59,11 @@ final class AgentMetrics
         fights.incrementAndGet();
     }
 
-    /** @param what {@code watch} (a directory not watched as wanted) or {@code file} (the runtime's file changed unseen) */
     void missedEvent(String what)
     {
         count(missed, what);
     }
 
-    /** The decision on a stop signal: {@code keep} or {@code cleanup}, and its case. */
     void shutdownDecision(String decision, String reason)
     {
         count(shutdownDecisions, "decision=\"" + decision + "\",reason=\"" + reason + "\"");
@@ -87,25 +90,9 @@ final class AgentMetrics
         latencySumNanos.addAndGet(nanos);
     }
 
-    /** A gauge of another part of the agent, rendered after the agent's own metrics. */
     void addGauge(String name, String help, IntSupplier value)
     {
         gauges.add(new Gauge(name, help, value));
-    }
-
-    long patchesWritten()
-    {
-        return patches.get();
-    }
-
-    long reconcilesTotal()
-    {
-        return reconciles.values().stream().mapToLong(AtomicLong::get).sum();
-    }
-
-    long periodicChecksTotal()
-    {
-        return periodicChecks.get();
     }
 
     long missedCount(String what)

@@ -10,9 +10,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * What the health endpoints report, published by the reconcile thread after every pass, and how far the loop has
- * got: wake-ups started and done, so that whoever made a change can tell when everything queued before it has been
- * dealt with.
+ * What the health endpoints report, published by the reconcile thread after every pass, and the wake-ups started and
+ * done, so that whoever made a change can tell when everything queued before it has been dealt with.
  */
 final class AgentStatus
 {
@@ -28,12 +27,6 @@ final class AgentStatus
     private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
     private final List<Supplier<String>> details = new CopyOnWriteArrayList<>();
 
-    AgentStatus()
-    {
-        this(Clock.SYSTEM);
-    }
-
-    /** @param clock the loop's clock, which times a pass */
     AgentStatus(Clock clock)
     {
         this.clock = clock;
@@ -65,10 +58,7 @@ final class AgentStatus
         return details.stream().map(Supplier::get).filter(detail -> !detail.isEmpty()).toList();
     }
 
-    /**
-     * @return why not ready: the last pass's reasons, and a pass under way for longer than {@link #PASS_NOT_READY}
-     *         (what the runtime loads is not known until it ends: a pass stuck on a file says so within a second)
-     */
+    /** What the runtime loads is not known until a pass ends: one stuck on a file says so within a second. */
     List<String> notReady()
     {
         long since = busySinceNanos;
@@ -92,7 +82,6 @@ final class AgentStatus
         loopRunning = running;
     }
 
-    /** @return whether a pass is under way */
     boolean busy()
     {
         return busySinceNanos != 0;
@@ -113,22 +102,18 @@ final class AgentStatus
         wakeUpsDone.incrementAndGet();
     }
 
-    /** @return the wake-ups the loop has begun to process (each takes every event queued by then) */
+    /** Each wake-up takes every event queued by then. */
     long wakeUpsStarted()
     {
         return wakeUpsStarted.get();
     }
 
-    /** @return the wake-ups fully processed, their pass included */
     long wakeUpsDone()
     {
         return wakeUpsDone.get();
     }
 
-    /**
-     * @param stuckAfter how long one pass may take before the loop counts as stuck
-     * @return why the loop is not healthy, or null when it is
-     */
+    /** @return why the loop is not healthy, or null when it is */
     String unhealthy(Duration stuckAfter)
     {
         if (!loopRunning) {

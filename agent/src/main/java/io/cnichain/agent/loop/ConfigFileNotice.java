@@ -10,19 +10,10 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * The agent keeps the configuration it started with. Every setting shapes what is already on the node (the entry, the
- * names, the paths), so a change made under a running agent would leave half of the old and half of the new; a new pod
- * applies all of it at once, and cleanly: the Helm chart's {@code checksum/config} and the kustomize ConfigMap's hash
- * roll the pods when the file changes.
- *
- * <p>A ConfigMap edited in place still reaches a running pod: the kubelet swaps the volume's {@code ..data} link and
- * deletes the old files. The file is read again on every event in its directory; when it no longer holds what the agent
- * started with, that is said once in the log, in {@code /readyz}'s detail and as {@value #METRIC_NAME} 1, so the
- * operator knows a restart is owed. Nothing else changes: the agent goes on patching with what it has (it holds its
- * configuration in memory and never reads the old file again).
+ * The agent keeps the configuration it started with: every setting shapes what is already on the node, so a change
+ * under a running agent would leave half of the old and half of the new, while a new pod applies all of it cleanly. A
+ * ConfigMap edited in place still reaches the pod's volume; that is said, once, so the operator knows a restart is owed.
  */
 final class ConfigFileNotice
 {
@@ -37,11 +28,10 @@ final class ConfigFileNotice
 
     private ConfigFileNotice(Path file, String startDigest)
     {
-        this.file = requireNonNull(file, "file is null");
-        this.startDigest = requireNonNull(startDigest, "startDigest is null");
+        this.file = file;
+        this.startDigest = startDigest;
     }
 
-    /** @return the notice for the agent's configuration file; empty when it started without one */
     static Optional<ConfigFileNotice> of(AgentConfig config)
     {
         if (config.configFile().isEmpty() || config.configDigest().isEmpty()) {
@@ -50,13 +40,11 @@ final class ConfigFileNotice
         return Optional.of(new ConfigFileNotice(config.configFile().get(), config.configDigest().get()));
     }
 
-    /** @return the directory to watch: the pod volume that holds the file */
     Path directory()
     {
         return file.toAbsolutePath().normalize().getParent();
     }
 
-    /** Reads the file again and says so, once, when it changed since start (or back, when it holds it again). */
     void check()
     {
         Optional<String> now;
@@ -78,7 +66,6 @@ final class ConfigFileNotice
         }
     }
 
-    /** @return for {@code /readyz}'s detail: nothing while the file holds what the agent started with */
     String describe()
     {
         return change.map(why -> "configuration: " + file + " " + why + " since start; a restart applies it").orElse("");

@@ -14,13 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-import static java.util.Objects.requireNonNull;
-
-/**
- * Says, for every configuration file a wake-up reported, what it is: our own write coming back (ignored), a link
- * someone created or re-pointed, a file someone changed, or a file that is gone; one log line each, and
- * {@link WrittenFiles} is told of each real change.
- */
+/** Tells our own write coming back from another writer's change, for every configuration file a wake-up reported. */
 final class EchoFilter
 {
     private static final Logger log = LoggerFactory.getLogger(EchoFilter.class);
@@ -37,17 +31,11 @@ final class EchoFilter
 
     EchoFilter(HostPaths host, Path confDir, WrittenFiles files)
     {
-        this.host = requireNonNull(host, "host is null");
-        this.confDir = requireNonNull(confDir, "confDir is null");
-        this.files = requireNonNull(files, "files is null");
+        this.host = host;
+        this.confDir = confDir;
+        this.files = files;
     }
 
-    /**
-     * @param files     the changed files (host paths) with their first event
-     * @param snapshot  the node now
-     * @param seenNanos when the events were taken
-     * @return whether any of them is a real change
-     */
     boolean anyRealChange(Map<Path, EventKind> files, NodeSnapshot snapshot, long seenNanos)
     {
         boolean real = false;
@@ -79,10 +67,7 @@ final class EchoFilter
                 && entry.resolvedFile().filter(files::wrote).isEmpty();
     }
 
-    /**
-     * @return the files the runtime loads through a link of the conf dir (OCI's {@code 10-oci.conflist-current}): not
-     *         loaded by their own name, but loaded all the same
-     */
+    /** Files the runtime loads through a link of the conf dir (OCI's {@code 10-oci.conflist-current}), not by their own name. */
     private static Set<Path> loadedThroughLinks(NodeSnapshot snapshot)
     {
         Set<Path> targets = new HashSet<>();

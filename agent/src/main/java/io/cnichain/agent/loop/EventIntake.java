@@ -18,10 +18,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The watch service's side of the loop: blocks until something happens or a deadline comes, then takes every key
- * already queued and turns it into one {@link Batch} of typed events. What only the watches need is settled here: a
- * directory that went away is watched for again, a missing directory that appeared is armed, and either, like an
- * overflow, asks for a rescan of everything.
+ * The watch service's side of the loop: every key already queued becomes one {@link Batch} of events. A directory gone,
+ * back or replaced is settled here with the watches, and asks, like an overflow, for a rescan of everything.
  */
 final class EventIntake
 {
@@ -45,12 +43,7 @@ final class EventIntake
         return watches;
     }
 
-    /**
-     * Waits for events, until the deadline when there is one, then takes all that are queued.
-     *
-     * @return what happened; no events when the deadline came first
-     * @throws java.nio.file.ClosedWatchServiceException once {@link #close()} was called
-     */
+    /** @throws java.nio.file.ClosedWatchServiceException once {@link #close()} was called */
     Batch next(OptionalLong deadlineNanos)
             throws InterruptedException
     {
@@ -66,7 +59,6 @@ final class EventIntake
         return collect(keys, woke);
     }
 
-    /** Ends {@link #next} on the loop's thread; called from any thread. */
     void close()
     {
         try {
@@ -129,21 +121,9 @@ final class EventIntake
         return new Batch(woke, relevant, !invalidated.isEmpty() || overflow || !replaced.isEmpty() || !appeared.isEmpty());
     }
 
-    /**
-     * One event of a watched directory.
-     *
-     * @param directory the directory, as the agent sees it
-     * @param name      the entry's name in it
-     * @param kind      what happened (never {@link EventKind#OVERFLOW}: that is the batch's)
-     */
+    /** @param kind never {@link EventKind#OVERFLOW}: that is the batch's */
     record Event(Path directory, String name, EventKind kind) {}
 
-    /**
-     * What one wake-up found.
-     *
-     * @param wokeNanos when the loop woke: the start of the reaction time
-     * @param events    the events of wanted directories, in order
-     * @param rescan    whether only a rescan of everything is safe (overflow, a directory gone, back or replaced)
-     */
+    /** @param wokeNanos the start of the reaction time */
     record Batch(long wokeNanos, List<Event> events, boolean rescan) {}
 }

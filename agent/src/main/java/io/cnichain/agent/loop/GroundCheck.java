@@ -15,57 +15,44 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-
-import static java.util.Objects.requireNonNull;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What changes under the agent without an inotify event, looked at every second: the link that leads to the conf dir
- * (k3s-style custom paths: re-pointed, the runtime reads another directory) and the mounts over the conf dir, the bin
- * dir or a directory above them (a tmpfs mounted over the conf dir hides every file the agent watches). inotify tells
- * neither: a link's target is not its directory's event, and a mount is no event at all. The kernel lists the mounts
- * in {@code /proc/self/mountinfo}.
- * <p>
- * The look runs on an idle node too, so it does as little as it can: the table is read into the same buffer, through a
- * descriptor held open (the kernel prints the file afresh at every read from its start), and taken apart only when its
- * bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}). Whether
- * the conf dir leads elsewhere is this class's question, for the look and for every pass ({@link #confDirMoved()}).
+ * (k3s-style custom paths), and the mounts at or above the conf dir and the bin dir (a tmpfs mounted over the conf dir
+ * hides every file the agent watches). A link's target is not its directory's event, and a mount is no event at all.
+ *
+ * <p>The look runs on an idle node too, so it does as little as it can: the mount table is read into the same buffer
+ * through a descriptor held open (the kernel prints the file afresh at every read from its start) and taken apart only
+ * when its bytes changed; the conf dir's path is walked again only when a name on it changed ({@link HostPaths.Walk}).
  */
 final class GroundCheck
 {
     static final Duration EVERY = Duration.ofSeconds(1);
     private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
+    private static final Pattern ESCAPED = Pattern.compile("\\\\([0-7]{3})");
 
     private final NodePaths paths;
     private final List<Path> watched;
-    private final Path mountinfo;
-    private Optional<String> moved;
-    /** Where the configured conf dir leads, asked with its walk remembered; made at the first look. */
+    private Optional<String> moved = Optional.empty();
     private Supplier<Optional<String>> movedAgain;
     private List<String> mounts;
-    /** Open while the table reads; closed (and opened again at the next look) after a failed read. */
+    /** Closed after a failed read, and opened again at the next look. */
     private FileChannel table;
     private ByteBuffer buffer = ByteBuffer.allocate(16 * 1024);
-    /** The table's bytes that {@link #mounts} was taken from; null when it could not be read. */
     private byte[] mountsFrom;
 
     GroundCheck(NodePaths paths)
     {
-        this(paths, MOUNTINFO);
-    }
-
-    GroundCheck(NodePaths paths, Path mountinfo)
-    {
-        this.paths = requireNonNull(paths, "paths is null");
+        this.paths = paths;
         HostPaths host = new HostPaths(paths.hostRoot());
         this.watched = List.of(host.toContainer(paths.confDir()).toAbsolutePath().normalize(), host.toContainer(paths.binDir()).toAbsolutePath().normalize());
-        this.mountinfo = requireNonNull(mountinfo, "mountinfo is null");
-        this.moved = Optional.empty();
         this.mounts = mounts();
         // Held only while the loop runs (it closes the check when it ends): a loop never started keeps no descriptor.
         close();
     }
 
-    /** @return why the configured conf dir now leads to another directory than the one the agent works in, if it does */
     Optional<String> confDirMoved()
     {
         if (movedAgain == null) {
@@ -75,7 +62,6 @@ final class GroundCheck
         return movedAgain.get();
     }
 
-    /** @return what changed since the last look, for the log; empty when nothing did */
     Optional<String> look()
     {
         Optional<String> movedNow = confDirMoved();
@@ -93,7 +79,6 @@ final class GroundCheck
         return changes.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", changes));
     }
 
-    /** The mount table's lines for mount points at, under or above the directories we watch; empty when it cannot be read. */
     private List<String> mounts()
     {
         if (!readTable()) {
@@ -118,12 +103,11 @@ final class GroundCheck
         return relevant;
     }
 
-    /** @return whether the whole table is now in {@link #buffer}, from its start to its limit */
     private boolean readTable()
     {
         try {
             if (table == null) {
-                table = FileChannel.open(mountinfo);
+                table = FileChannel.open(MOUNTINFO);
             }
             buffer.clear();
             long position = 0;
@@ -143,7 +127,6 @@ final class GroundCheck
         }
     }
 
-    /** Lets the descriptor go; the next look opens the table again. */
     void close()
     {
         if (table != null) {
@@ -160,17 +143,6 @@ final class GroundCheck
     /** mountinfo writes a space, a tab, a newline and a backslash in a path as {@code \040}, {@code \011}, {@code \012}, {@code \134}. */
     private static String unescape(String field)
     {
-        StringBuilder out = new StringBuilder(field.length());
-        for (int i = 0; i < field.length(); i++) {
-            char c = field.charAt(i);
-            if (c == '\\' && i + 3 < field.length() && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
-                out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
-                i += 3;
-            }
-            else {
-                out.append(c);
-            }
-        }
-        return out.toString();
+        return ESCAPED.matcher(field).replaceAll(octal -> Matcher.quoteReplacement(String.valueOf((char) Integer.parseInt(octal.group(1), 8))));
     }
 }

@@ -19,8 +19,6 @@ import java.util.LinkedHashSet;
 import java.util.SequencedSet;
 import java.util.concurrent.TimeUnit;
 
-import static java.util.Objects.requireNonNull;
-
 /**
  * {@code /healthz}, {@code /readyz} and {@code /metrics}, from one thread and one selector, with a bound on everything a
  * client can make it hold, so that no traffic on the port keeps a probe from its answer (docs/security.md has the
@@ -38,9 +36,8 @@ final class HealthServer
     static final int MAX_CLIENTS = 512;
     static final int ACCEPTS_PER_TURN = MAX_CLIENTS / 4;
     /**
-     * The kernel's queue of connections not yet accepted (capped by {@code net.core.somaxconn}, 4096 by default): a
-     * connection that finds it full is dropped by the kernel, and a probe's is tried again only a second later, while
-     * one waiting in it is accepted in a few milliseconds.
+     * The kernel's queue of connections not yet accepted (capped by {@code net.core.somaxconn}): a probe that finds it
+     * full is tried again only a second later, while one waiting in it is accepted at once.
      */
     private static final int BACKLOG = 4096;
     private static final byte[] NOTHING = new byte[0];
@@ -60,28 +57,14 @@ final class HealthServer
     private final ByteBuffer received = ByteBuffer.allocate(MAX_HEAD);
     private boolean acceptable;
 
-    /**
-     * @param port       the port (0: any free one, see {@link #port()})
-     * @param stuckAfter how long one pass may take before {@code /healthz} reports the loop stuck
-     * @throws IOException when the port cannot be bound
-     */
-    HealthServer(int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter)
-            throws IOException
-    {
-        this(java.net.InetAddress.getLoopbackAddress(), port, status, metrics, stuckAfter, false);
-    }
-
-    /**
-     * @param address     the address to listen on (loopback by default; any address for a scraper elsewhere)
-     * @param metricsOnly whether this listener serves {@code /metrics} alone (metricsAddress: a scraper's)
-     */
+    /** @param metricsOnly a scraper's listener ({@code metricsAddress}) serves {@code /metrics} alone */
     HealthServer(java.net.InetAddress address, int port, AgentStatus status, AgentMetrics metrics, Duration stuckAfter, boolean metricsOnly)
             throws IOException
     {
         this.metricsOnly = metricsOnly;
-        this.status = requireNonNull(status, "status is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
-        this.stuckAfter = requireNonNull(stuckAfter, "stuckAfter is null");
+        this.status = status;
+        this.metrics = metrics;
+        this.stuckAfter = stuckAfter;
         socket = ServerSocketChannel.open();
         socket.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         socket.bind(new InetSocketAddress(address, port), BACKLOG);
@@ -109,7 +92,6 @@ final class HealthServer
         return socket.socket().getLocalPort();
     }
 
-    /** Closes the port and every connection; a request being answered is cut off. */
     void stop()
     {
         try {
@@ -210,7 +192,6 @@ final class HealthServer
         }
     }
 
-    /** A connection: the head it has sent so far, then its answer as the socket takes it. */
     private final class Client
     {
         private final SocketChannel channel;
@@ -225,8 +206,7 @@ final class HealthServer
             this.deadlineNanos = deadlineNanos;
         }
 
-        /** Reads what came and answers a whole head; closes the connection when it is done or fails. */
-        void serve()
+            void serve()
         {
             try {
                 if (channel.isBlocking()) {
@@ -321,7 +301,6 @@ final class HealthServer
         return false;
     }
 
-    /** @return the first line of a head, without its line end */
     private static String requestLine(byte[] head, int length)
     {
         int end = 0;
@@ -341,7 +320,6 @@ final class HealthServer
         }
     }
 
-    /** @return the whole answer to a request line */
     private byte[] answer(String requestLine)
     {
         String[] parts = requestLine.split(" ", -1);
@@ -384,11 +362,6 @@ final class HealthServer
                 + extraHeaders
                 + "Connection: close\r\n\r\n";
         byte[] start = headers.getBytes(StandardCharsets.ISO_8859_1);
-        if (head) {
-            return start;
-        }
-        byte[] all = Arrays.copyOf(start, start.length + bytes.length);
-        System.arraycopy(bytes, 0, all, start.length, bytes.length);
-        return all;
+        return head ? start : ByteBuffer.allocate(start.length + bytes.length).put(start).put(bytes).array();
     }
 }

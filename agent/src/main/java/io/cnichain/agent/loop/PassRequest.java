@@ -7,10 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 
-/**
- * What one wake-up of the loop asks of the reconcile pass: the configuration files that changed (host paths, with the
- * first event of each), and whatever else calls for a pass. Filled in by the loop's thread, then handed over.
- */
+/** What one wake-up of the loop asks of the reconcile pass: the configuration files that changed, and what else calls for one. */
 final class PassRequest
 {
     private final long wokeNanos;
@@ -27,7 +24,6 @@ final class PassRequest
         this.wokeNanos = wokeNanos;
     }
 
-    /** @return the request of the first pass: everything is looked at */
     static PassRequest everything(long nowNanos)
     {
         PassRequest request = new PassRequest(nowNanos);
@@ -65,7 +61,7 @@ final class PassRequest
         return !onlyConfigFiles() || !configFiles.isEmpty();
     }
 
-    /** @return whether changed configuration files are all there is (then, if each is our echo, no pass is needed) */
+    /** When changed configuration files are all there is, and each is our echo, no pass is needed. */
     boolean onlyConfigFiles()
     {
         return !owed && !rescan && !binaries && !kubeconfig;
@@ -76,13 +72,11 @@ final class PassRequest
         return configFiles;
     }
 
-    /** @return the prerequisites to compare: those an event named, all on a rescan */
     Prerequisites prerequisites()
     {
         return new Prerequisites(kubeconfig || rescan, binaries || rescan);
     }
 
-    /** @return when a configuration file's event woke the loop, the start of the reaction time we measure */
     OptionalLong firstFileEventNanos()
     {
         return configFiles.isEmpty() ? OptionalLong.empty() : OptionalLong.of(wokeNanos);

@@ -12,18 +12,13 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * The loop's second chance, as a controller's resync: every {@code periodicCheckSeconds}, without any event, it checks
- * that every directory the agent wants is watched (and watched where it is now, not where it was), and that the
- * runtime's file is what the last pass left: the same file, still carrying our entry when the agent said ready. A
- * difference is an event the agent never got: said in a warning naming it, counted in
- * {@code cnichain_missed_events_total}, and repaired by a pass that looks at everything.
+ * The loop's second chance, as a controller's resync: every {@code periodicCheckSeconds} it checks that every wanted
+ * directory is watched where it is now, and that the runtime's file is what the last pass left. A difference is an
+ * event the agent never got: warned of, counted, and repaired by a pass that looks at everything.
  *
- * <p>A difference seen once may have its event on its way: it is looked at again {@link #SETTLE} later, and counts as
- * missed when that look finds the same difference. After a change that no event ever tells (a mount, seen by the
- * {@link GroundCheck}), the check acts at once.
+ * <p>A difference seen once may have its event on its way: it counts as missed only when a look {@link #SETTLE} later
+ * finds it again, or at once after a change no event ever tells (a mount, seen by the {@link GroundCheck}).
  */
 final class PeriodicCheck
 {
@@ -36,32 +31,20 @@ final class PeriodicCheck
     private final NodeScanner scanner;
     private final DirectoryWatches watches;
     private final AgentMetrics metrics;
-    /** The directories whose watch differed at the last check, left for this one. */
     private Set<Path> watchesDiffering = Set.of();
-    /** How the runtime's file differed at the last check that judged it, left for the next. */
     private Optional<String> fileDiffering = Optional.empty();
 
     PeriodicCheck(String pluginType, NodeScanner scanner, DirectoryWatches watches, AgentMetrics metrics)
     {
-        this.pluginType = requireNonNull(pluginType, "pluginType is null");
-        this.scanner = requireNonNull(scanner, "scanner is null");
-        this.watches = requireNonNull(watches, "watches is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
+        this.pluginType = pluginType;
+        this.scanner = scanner;
+        this.watches = watches;
+        this.metrics = metrics;
     }
 
-    /**
-     * What the last pass left: the runtime's file as it saw it, and whether the agent said ready.
-     *
-     * @param effective the runtime's file (host path), if any
-     * @param ready     whether the pass left the agent ready
-     */
+    /** What the last pass left: the runtime's file as it saw it, and whether the agent said ready. */
     record Belief(Optional<Path> effective, boolean ready)
     {
-        Belief
-        {
-            requireNonNull(effective, "effective is null");
-        }
-
         static Belief of(ReconcilePass.Report report, boolean ready)
         {
             return new Belief(report.snapshot().effectiveConfig().map(ConfigEntry::path), ready);
@@ -69,18 +52,14 @@ final class PeriodicCheck
     }
 
     /**
-     * How a check ended.
-     *
-     * @param repair whether a pass must look at everything now (watches were repaired, or the file was missed)
+     * @param repair whether a pass must look at everything now
      * @param unsure whether a difference was left for a look {@link #SETTLE} later
      */
     record Outcome(boolean repair, boolean unsure) {}
 
     /**
-     * @param belief what the last pass left
-     * @param atRest whether the loop owes no pass (no timer, nothing queued): only then is the file judged
+     * @param atRest whether the loop owes no pass: only then is the file judged
      * @param now    whether to act on a difference at once, its event being one that never comes
-     * @return what the loop must do
      */
     Outcome run(Belief belief, boolean atRest, boolean now)
     {
@@ -95,7 +74,7 @@ final class PeriodicCheck
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
         }
         if (!atRest) {
-            // The loop is at work (a retry, a back-off, a pass under way): it looks again by itself; so does the next check.
+            // The loop is at work (a retry, a back-off): it looks again by itself.
             return new Outcome(repair, !watchesDiffering.isEmpty());
         }
         Optional<String> before = fileDiffering;
@@ -109,10 +88,10 @@ final class PeriodicCheck
         return new Outcome(repair, !watchesDiffering.isEmpty() || fileDiffering.isPresent());
     }
 
-    /** @return how the runtime's file differs from what the last pass left, said after "the runtime's file" */
+    /** @return how the runtime's file differs, said after "the runtime's file" */
     private Optional<String> fileDifference(Belief belief)
     {
-        // A look at everything, as after an overflow; the scanner keeps what it found, so the next pass starts from it.
+        // The scanner keeps what it found, so the next pass starts from it.
         scanner.changedEverything();
         NodeSnapshot fresh = scanner.snapshot();
         Optional<ConfigEntry> effective = fresh.effectiveConfig();

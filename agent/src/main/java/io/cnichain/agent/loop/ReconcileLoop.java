@@ -1,6 +1,5 @@
 package io.cnichain.agent.loop;
 
-import io.cnichain.agent.loop.Deadlines.Job;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.discovery.NodeScanner;
@@ -13,25 +12,18 @@ import java.nio.file.Path;
 import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * The agent's one reconcile thread. Every change goes through it, serially: install everything, then wait for a change
- * or a deadline, take every event already queued, and reconcile once for the batch, so a burst is coalesced without
- * delaying the first reaction. Watches are armed before the first look.
- *
- * <p>The parts, one job each: {@link EventIntake} (watch keys to a batch of typed events), {@link WatchPlan} (what
- * each event asks of the pass) and {@link WatchPlanner} (which directories to watch), {@link ReconcilePass} (one pass:
- * the engine's install sequence), {@link EchoFilter} (our own writes coming back), {@link WrittenFiles} (what the
- * agent knows of each file it writes), {@link Deadlines} (when to wake without an event), {@link GroundCheck} and
- * {@link PeriodicCheck} (what no event tells). Time is the {@link Clock} the agent hands in.
+ * The agent's one reconcile thread: install everything, then wait for a change or a deadline, take every event already
+ * queued and reconcile once for the batch, so that a burst is coalesced without delaying the first reaction.
  */
 final class ReconcileLoop
 {
@@ -44,14 +36,14 @@ final class ReconcileLoop
     private final AgentStatus status;
     private final AgentMetrics metrics;
     private final EventIntake intake;
-    private final WatchPlanner planner;
     private final NodeScanner scanner;
     private final WrittenFiles files;
     private final ReconcilePass pass;
     private final GroundCheck ground;
     private final PeriodicCheck check;
     private final Optional<ConfigFileNotice> configNotice;
-    private final Deadlines deadlines = new Deadlines();
+    /** When the loop must wake without an event, one time per job. */
+    private final Map<Job, Long> deadlines = new EnumMap<>(Job.class);
     private final Backoff watchRetry = new Backoff(WATCH_RETRY, new SplittableRandom());
     private Duration watchRetryWait = WATCH_RETRY.first();
     private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
@@ -61,15 +53,14 @@ final class ReconcileLoop
 
     ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy, Clock clock)
     {
-        this.engine = requireNonNull(engine, "engine is null");
-        this.clock = requireNonNull(clock, "clock is null");
-        this.status = requireNonNull(status, "status is null");
-        this.metrics = requireNonNull(metrics, "metrics is null");
+        this.engine = engine;
+        this.clock = clock;
+        this.status = status;
+        this.metrics = metrics;
         this.intake = new EventIntake(watchService, metrics, clock);
-        this.planner = new WatchPlanner(engine);
-        this.plan = planner.initial();
+        this.plan = WatchPlan.initial(engine);
         this.scanner = new NodeScanner(engine.config().layout());
-        this.files = new WrittenFiles(engine, requireNonNull(policy, "policy is null"), metrics, clock);
+        this.files = new WrittenFiles(engine, policy, metrics, clock);
         this.ground = new GroundCheck(engine.config().paths());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), files), files, ground);
         this.check = new PeriodicCheck(engine.config().plugin().type(), scanner, intake.watches(), metrics);
@@ -80,7 +71,6 @@ final class ReconcileLoop
         });
     }
 
-    /** Runs until {@link #stop()}. */
     void run()
     {
         status.loopRunning(true);
@@ -92,7 +82,7 @@ final class ReconcileLoop
                         engine.config().paths().binDir());
             }
             long start = clock.nanoTime();
-            deadlines.set(Job.LOOK, start + GroundCheck.EVERY.toNanos());
+            deadlines.put(Job.LOOK, start + GroundCheck.EVERY.toNanos());
             scheduleCheck(start);
             status.wakeUpStarted();
             PassRequest request = PassRequest.everything(start);
@@ -116,12 +106,15 @@ final class ReconcileLoop
         }
     }
 
-    /** Blocks until something changes or a deadline is due, and says what that asks of the next pass. */
     private PassRequest nextRequest()
             throws InterruptedException
     {
-        deadlines.set(Job.FILES, files.nextDue(clock.nanoTime()));
-        EventIntake.Batch batch = intake.next(deadlines.next());
+        set(Job.FILES, files.nextDue(clock.nanoTime()));
+        OptionalLong next = OptionalLong.empty();
+        for (long nanos : deadlines.values()) {
+            next = WrittenFile.earlier(next, nanos);
+        }
+        EventIntake.Batch batch = intake.next(next);
         status.wakeUpStarted();
         PassRequest request = new PassRequest(batch.wokeNanos());
         if (batch.rescan()) {
@@ -137,7 +130,9 @@ final class ReconcileLoop
             configNotice.get().check();
         }
         long now = clock.nanoTime();
-        for (Job job : deadlines.takeDue(now)) {
+        List<Job> due = new ArrayList<>();
+        deadlines.entrySet().removeIf(job -> now - job.getValue() >= 0 && due.add(job.getKey()));
+        for (Job job : due) {
             switch (job) {
                 case FILES -> {
                     if (files.wake(now)) {
@@ -153,7 +148,6 @@ final class ReconcileLoop
         return request;
     }
 
-    /** @return the plan's directories, and the one holding the agent's own configuration file */
     private Set<Path> watched()
     {
         Set<Path> directories = new LinkedHashSet<>(plan.directories());
@@ -167,7 +161,6 @@ final class ReconcileLoop
         scanner.changedEverything();
     }
 
-    /** What changes without an event ({@link GroundCheck}): seen, everything is looked at, and each watch armed where it is now. */
     private void look(PassRequest request, long now)
     {
         Optional<String> changed = ground.look();
@@ -175,25 +168,22 @@ final class ReconcileLoop
             log.warn("{}; looking at everything again", changed.get());
             rescan(request);
             checkAtOnce = true;
-            deadlines.set(Job.CHECK, now);
+            deadlines.put(Job.CHECK, now);
         }
-        deadlines.set(Job.LOOK, now + GroundCheck.EVERY.toNanos());
+        deadlines.put(Job.LOOK, now + GroundCheck.EVERY.toNanos());
     }
 
-    /**
-     * The second chance: see {@link PeriodicCheck}. The file is judged only when the loop is at rest (this wake-up asks
-     * for no pass and no file wants the loop); a difference left for a second look is looked at again shortly.
-     */
+    /** The file is judged only at rest: this wake-up asks for no pass, and no file wants the loop. */
     private void periodicCheck(PassRequest request, long now)
     {
-        boolean atRest = !request.wanted() && !deadlines.has(Job.FILES);
+        boolean atRest = !request.wanted() && !deadlines.containsKey(Job.FILES);
         PeriodicCheck.Outcome outcome = check.run(belief, atRest, checkAtOnce);
         checkAtOnce = false;
         if (outcome.repair()) {
             rescan(request);
         }
         if (outcome.unsure()) {
-            deadlines.set(Job.CHECK, now + PeriodicCheck.SETTLE.toNanos());
+            deadlines.put(Job.CHECK, now + PeriodicCheck.SETTLE.toNanos());
         }
         else {
             scheduleCheck(now);
@@ -203,7 +193,7 @@ final class ReconcileLoop
     private void scheduleCheck(long now)
     {
         Duration every = engine.config().run().periodicCheck();
-        deadlines.set(Job.CHECK, every.isZero() ? OptionalLong.empty() : OptionalLong.of(now + every.toNanos()));
+        set(Job.CHECK, every.isZero() ? OptionalLong.empty() : OptionalLong.of(now + every.toNanos()));
     }
 
     /** While a wanted directory cannot be watched, nothing tells of its changes: look again on a back-off, and try the watch. */
@@ -211,11 +201,11 @@ final class ReconcileLoop
     {
         if (intake.watches().unwatchable().isEmpty()) {
             watchRetry.reset();
-            deadlines.set(Job.WATCHES, OptionalLong.empty());
+            deadlines.remove(Job.WATCHES);
         }
-        else if (!deadlines.has(Job.WATCHES)) {
+        else if (!deadlines.containsKey(Job.WATCHES)) {
             watchRetryWait = watchRetry.failed(now).orElseThrow();
-            deadlines.set(Job.WATCHES, now + watchRetryWait.toNanos());
+            deadlines.put(Job.WATCHES, now + watchRetryWait.toNanos());
         }
     }
 
@@ -230,7 +220,6 @@ final class ReconcileLoop
         scheduleWatchRetry(now);
     }
 
-    /** Every event, whatever it asks of the pass, tells the scanner what to look at again. */
     private void noteChange(EventIntake.Event event)
     {
         if (event.directory().equals(plan.confDir())) {
@@ -241,7 +230,7 @@ final class ReconcileLoop
         }
     }
 
-    /** Ends the loop; called from the signal handler's thread. The pass under way finishes first. */
+    /** Called from the signal handler's thread: the pass under way finishes first. */
     void stop()
     {
         stopping = true;
@@ -254,18 +243,17 @@ final class ReconcileLoop
         try {
             ReconcilePass.Report report = pass.run(request);
             metrics.reconcile(report.result());
-            if (report.result() == ReconcileResult.ECHO) {
+            if (report.result() == ReconcilePass.Result.ECHO) {
                 belief = PeriodicCheck.Belief.of(report, belief.ready());
                 return;
             }
             if (report.selection().isPresent()) {
-                plan = planner.plan(report.selection().get(), report.snapshot());
+                plan = WatchPlan.of(engine, report.selection().get(), report.snapshot());
                 Set<Path> armed = intake.watches().want(watched());
                 if (!armed.isEmpty()) {
                     log.info("Watching {} as well", armed);
-                    // Watch, then look: what changed there between this pass's look and the watch sent no event, and
-                    // only a look at everything sees it (the next pass's look follows events otherwise).
-                    deadlines.set(Job.RESCAN, clock.nanoTime());
+                    // Watch, then look: what changed there between this pass's look and the watch sent no event.
+                    deadlines.put(Job.RESCAN, clock.nanoTime());
                 }
             }
             scheduleWatchRetry(clock.nanoTime());
@@ -283,7 +271,7 @@ final class ReconcileLoop
         catch (RuntimeException e) {
             // One bad pass must not end the loop: say what happened and wait for the next change.
             log.error("Reconcile failed: {}", e.toString(), e);
-            metrics.reconcile(ReconcileResult.FAILED);
+            metrics.reconcile(ReconcilePass.Result.FAILED);
             status.publish(List.of("the last reconcile failed: " + e.getMessage()));
         }
         finally {
@@ -291,7 +279,16 @@ final class ReconcileLoop
         }
     }
 
-    /** @return the pass's reasons, and one for each wanted directory that could not be watched */
+    private void set(Job job, OptionalLong nanos)
+    {
+        if (nanos.isPresent()) {
+            deadlines.put(job, nanos.getAsLong());
+        }
+        else {
+            deadlines.remove(job);
+        }
+    }
+
     private List<String> withUnwatched(List<String> notReady)
     {
         if (intake.watches().unwatchable().isEmpty()) {
@@ -301,5 +298,16 @@ final class ReconcileLoop
         intake.watches().unwatchable().forEach((directory, why) -> reasons.add("not watching " + engine.host().toHost(directory) + ": " + why
                 + "; a change there would go unseen (looking again every " + watchRetryWait.toSeconds() + " s until the watch is back)"));
         return reasons;
+    }
+
+    /** Why the loop wakes without an event: a file wants it ({@link WrittenFiles}), or a look is due. */
+    private enum Job
+    {
+        FILES,
+        LOOK,
+        CHECK,
+        WATCHES,
+        /** Directories were just armed: what changed in them before their watch sent no event. */
+        RESCAN,
     }
 }

@@ -6,7 +6,6 @@ import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
-import io.cnichain.core.engine.Installer;
 import io.cnichain.core.engine.Prerequisites;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,13 +16,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * One reconcile pass: a fresh look at the node and the adapter's decision, then the engine's install sequence
- * ({@link Installer#install}), each file through {@link WrittenFiles#patch}. A request whose files are all our own
- * echo ends before any of that. Keeps what must outlive a pass: which of binaries and kubeconfig still need a look,
- * and what was already said (the adapter in use, its notes, a failure, "no primary yet"), so it is said once.
+ * One reconcile pass: a fresh look at the node and the adapter's decision, then the engine's install sequence, each
+ * file through {@link WrittenFiles#patch}. It keeps what was already said (the adapter, its notes, a failure, "no
+ * primary yet") so that each is said once, not on every pass.
  */
 final class ReconcilePass
 {
@@ -35,7 +31,7 @@ final class ReconcilePass
     private final WrittenFiles files;
     private final GroundCheck ground;
 
-    /** Our kubeconfig and binaries to compare at the next pass: everything at first, then what events named or a failed write left. */
+    /** Everything at first, then what events named or a failed write left. */
     private Prerequisites compare = Prerequisites.ALL;
     private boolean saidNoPrimary;
     private String lastAdapter = "";
@@ -43,41 +39,36 @@ final class ReconcilePass
 
     ReconcilePass(Engine engine, NodeScanner scanner, EchoFilter echoes, WrittenFiles files, GroundCheck ground)
     {
-        this.engine = requireNonNull(engine, "engine is null");
-        this.scanner = requireNonNull(scanner, "scanner is null");
-        this.echoes = requireNonNull(echoes, "echoes is null");
-        this.files = requireNonNull(files, "files is null");
-        this.ground = requireNonNull(ground, "ground is null");
+        this.engine = engine;
+        this.scanner = scanner;
+        this.echoes = echoes;
+        this.files = files;
+        this.ground = ground;
     }
 
-    /**
-     * @return how it ended, why the agent is not ready (empty when it is), and the decision it acted on
-     */
     Report run(PassRequest request)
     {
         compare = compare.or(request.prerequisites());
-        // One look at the node per pass, made from what changed since the last one.
         NodeSnapshot snapshot = scanner.snapshot();
         boolean realChange = request.configFiles().isEmpty() || echoes.anyRealChange(request.configFiles(), snapshot, request.wokeNanos());
         if (!realChange && request.onlyConfigFiles() && !compare.any()) {
-            return new Report(ReconcileResult.ECHO, List.of(), Optional.empty(), snapshot);
+            return new Report(Result.ECHO, List.of(), Optional.empty(), snapshot);
         }
         Selection selection = engine.select(snapshot);
         InstallReport installed = engine.installer().install(snapshot, selection, compare,
                 target -> files.patch(target, selection, snapshot, request.firstFileEventNanos()));
         compare = installed.owed();
         files.prerequisites(!selection.targets().isEmpty() && compare.any(), request.wokeNanos());
-        // The adapter failing, the runtime's file being one we may not write, the conf dir leading elsewhere make the node
-        // not ready; the files that can be patched still are.
+        // A failure makes the node not ready; the files that can be patched still are.
         List<String> notReady = new ArrayList<>(installed.failures());
         ground.confDirMoved().ifPresent(notReady::add);
         announce(selection, snapshot, notReady, installed.waiting());
-        ReconcileResult result = !notReady.isEmpty() ? ReconcileResult.FAILED : installed.waiting().isEmpty() ? ReconcileResult.OK : ReconcileResult.WAITING;
+        Result result = !notReady.isEmpty() ? Result.FAILED : installed.waiting().isEmpty() ? Result.OK : Result.WAITING;
         notReady.addAll(installed.waiting());
         for (FileOutcome outcome : installed.outcomes()) {
             if (outcome.failed() || outcome.result() == FileOutcome.Result.WAITING) {
                 notReady.add(outcome.detail());
-                result = result == ReconcileResult.FAILED || outcome.failed() ? ReconcileResult.FAILED : ReconcileResult.WAITING;
+                result = result == Result.FAILED || outcome.failed() ? Result.FAILED : Result.WAITING;
             }
         }
         if (!selection.targets().isEmpty() || !notReady.isEmpty()) {
@@ -92,13 +83,9 @@ final class ReconcilePass
         List<String> reasons = new ArrayList<>();
         engine.hostRootProblem().ifPresent(reasons::add);
         reasons.add("no primary CNI configuration in " + engine.config().paths().confDir() + " yet");
-        return new Report(ReconcileResult.NOTHING, reasons, Optional.of(selection), snapshot);
+        return new Report(Result.NOTHING, reasons, Optional.of(selection), snapshot);
     }
 
-    /**
-     * Says the adapter when it changes, and each note and each failure once, when it appears, not on every pass (a file
-     * not patched is said by the installer as it happens).
-     */
     private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures, List<String> waiting)
     {
         if (lastAdapter.isEmpty()) {
@@ -133,21 +120,28 @@ final class ReconcilePass
     }
 
     /**
-     * How a pass ended.
-     *
-     * @param result    the result
-     * @param notReady  why the agent is not ready, one line each; empty when it is
-     * @param selection the adapter's decision the pass acted on (none for an echo: no decision was made)
-     * @param snapshot  the look at the node the pass decided from (what to watch follows from it too)
+     * @param notReady  why the agent is not ready, one line each
+     * @param selection the adapter's decision the pass acted on; none for an echo
      */
-    record Report(ReconcileResult result, List<String> notReady, Optional<Selection> selection, NodeSnapshot snapshot)
+    record Report(Result result, List<String> notReady, Optional<Selection> selection, NodeSnapshot snapshot)
     {
         Report
         {
-            requireNonNull(result, "result is null");
             notReady = List.copyOf(notReady);
-            requireNonNull(selection, "selection is null");
-            requireNonNull(snapshot, "snapshot is null");
         }
+    }
+
+    /** The {@code result} label of {@code cnichain_reconciles_total}. */
+    enum Result
+    {
+        /** Every authoritative file holds our entry; binaries and kubeconfig are in place. */
+        OK,
+        /** Every event was our own write coming back: no pass. */
+        ECHO,
+        /** No primary configuration yet: nothing patched, nothing created. */
+        NOTHING,
+        /** A file cannot be patched yet: it does not parse, or a fight holds it back. */
+        WAITING,
+        FAILED
     }
 }

@@ -1,53 +1,47 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.core.adapters.AdapterSelector.Selection;
 import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.discovery.DropIns;
+import io.cnichain.core.discovery.NodeSnapshot;
+import io.cnichain.core.engine.Engine;
 import io.cnichain.core.host.HostPaths;
+import io.cnichain.spi.ConfigEntry;
+import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * Which directories the agent watches (paths as the agent sees them) and what an event in each of them means. Made
- * by the {@link WatchPlanner} after every pass; immutable.
+ * Which directories the agent watches (paths as the agent sees them) and what an event in each of them means, made
+ * from the adapter's decision after every pass.
  *
- * @param host              where the host filesystem is mounted
- * @param confDir           the configuration directory
- * @param serviceAccountDir the service-account directory (token rotation)
- * @param binDir            the bin directory (our binaries)
- * @param kubeconfigName    the name of our kubeconfig in the configuration directory
- * @param binaryNames       the names of our binaries (read when needed: the image's directory lists them)
- * @param targetDirNames    every other directory to watch, with the names in it that lead to a file we patch
- *                          (the directory of each such file and of each link on the way; none for an adapter's
- *                          extra directories; {@link #ANY_DROP_IN} for our drop-in's plugin directory, where every
- *                          drop-in counts)
+ * @param binaryNames    the names of our binaries, read when needed: the image's directory lists them
+ * @param targetDirNames every other directory to watch, with the names in it that lead to a file we patch (none for an
+ *                       adapter's extra directories; {@link #ANY_DROP_IN} where every drop-in counts)
  */
 record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binDir, String kubeconfigName,
         Supplier<List<String>> binaryNames, Map<Path, Set<String>> targetDirNames)
 {
-    /** In a plugin directory's names: every {@code *.conf} there changes what the runtime runs. */
     static final String ANY_DROP_IN = "*" + DropIns.EXTENSION;
 
     private static final Logger log = LoggerFactory.getLogger(WatchPlan.class);
 
     WatchPlan
     {
-        requireNonNull(host, "host is null");
-        requireNonNull(confDir, "confDir is null");
-        requireNonNull(serviceAccountDir, "serviceAccountDir is null");
-        requireNonNull(binDir, "binDir is null");
-        requireNonNull(kubeconfigName, "kubeconfigName is null");
-        requireNonNull(binaryNames, "binaryNames is null");
         Map<Path, Set<String>> copy = new LinkedHashMap<>();
         for (Map.Entry<Path, Set<String>> entry : targetDirNames.entrySet()) {
             copy.put(entry.getKey(), Set.copyOf(entry.getValue()));
@@ -55,7 +49,112 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         targetDirNames = Collections.unmodifiableMap(copy);
     }
 
-    /** @return every directory to watch */
+    static WatchPlan initial(Engine engine)
+    {
+        return of(engine, Map.of());
+    }
+
+    /**
+     * Beyond the three fixed directories, the directory of every file we patch and of every link on the way to it:
+     * re-pointing a link, or replacing a file in another directory, says nothing in the conf dir. We never write links,
+     * so the chains the pass saw are the same after it.
+     */
+    static WatchPlan of(Engine engine, Selection selection, NodeSnapshot snapshot)
+    {
+        HostPaths host = engine.host();
+        Map<Path, Set<String>> names = new LinkedHashMap<>();
+        for (ConfigTarget target : selection.targets()) {
+            add(host, names, target.resolvedFile());
+            for (Path link : snapshot.inspect(target.path()).linkChain()) {
+                add(host, names, link);
+            }
+            // A drop-in deleted or changed says nothing in the conf dir: its plugin directory is watched too.
+            engine.installer().dropInFile(target, snapshot).ifPresent(file -> {
+                add(host, names, file);
+                namesIn(names, host.toContainer(file.getParent())).add(ANY_DROP_IN);
+            });
+        }
+        // A list that a broken drop-in keeps from loading loads again when its plugin directory is fixed, unheard in the conf dir.
+        Optional<ConfigEntry> effective = snapshot.effectiveConfig();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (effective.isPresent() && entry.name().equals(effective.get().name())) {
+                break;
+            }
+            if (entry.runtimeLoadable()) {
+                DropIns.Reading dropIns = snapshot.dropIns(entry);
+                if (dropIns.failure().isPresent() && dropIns.directory().isPresent()) {
+                    namesIn(names, host.toContainer(dropIns.directory().get())).add(ANY_DROP_IN);
+                }
+            }
+        }
+        // A dangling link the runtime would load: its target may appear in another directory, unheard in the conf dir.
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.isSymlink() && !entry.resolves()) {
+                danglingTarget(engine, entry).ifPresent(target -> add(host, names, target));
+            }
+        }
+        try {
+            for (Path extra : selection.chosen().adapter().watchDirectories(snapshot, selection.settings())) {
+                namesIn(names, host.toContainer(extra));
+            }
+        }
+        catch (RuntimeException e) {
+            log.warn("adapter {} failed to name its directories: {}", selection.chosen().name(), e.getMessage());
+        }
+        names.remove(host.toContainer(engine.config().paths().confDir()));
+        return of(engine, names);
+    }
+
+    private static WatchPlan of(Engine engine, Map<Path, Set<String>> targetDirNames)
+    {
+        HostPaths host = engine.host();
+        var config = engine.config();
+        // The kubeconfig's token: the service account's volume, or the file the agent keeps the plugin's requested token in.
+        return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.kubeconfig().tokenFile(config.apiServer()).getParent(),
+                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), () -> binaryNames(engine), targetDirNames);
+    }
+
+    /** The binaries install copies, and the plugin's own even when its source is gone (then it cannot come back). */
+    private static List<String> binaryNames(Engine engine)
+    {
+        List<String> names = new ArrayList<>(engine.installer().binaryNames());
+        String plugin = engine.config().plugin().type();
+        if (!names.contains(plugin)) {
+            names.add(plugin);
+        }
+        return names;
+    }
+
+    /** @return where the last link on the entry's way points (a host path), when that lies in the allowed roots */
+    private static Optional<Path> danglingTarget(Engine engine, ConfigEntry entry)
+    {
+        Path last = entry.linkChain().isEmpty() ? entry.path() : entry.linkChain().get(entry.linkChain().size() - 1);
+        try {
+            Path target = Files.readSymbolicLink(engine.host().toContainer(last));
+            Path hostTarget = target.isAbsolute() ? target.normalize() : last.getParent().resolve(target).normalize();
+            for (Path root : engine.config().paths().allowedRoots()) {
+                if (hostTarget.startsWith(root) && !hostTarget.equals(root)) {
+                    return Optional.of(hostTarget);
+                }
+            }
+            return Optional.empty();
+        }
+        catch (IOException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static void add(HostPaths host, Map<Path, Set<String>> names, Path hostFile)
+    {
+        Path file = host.toContainer(hostFile);
+        namesIn(names, file.getParent()).add(file.getFileName().toString());
+    }
+
+    private static Set<String> namesIn(Map<Path, Set<String>> names, Path directory)
+    {
+        return names.computeIfAbsent(directory, in -> new HashSet<>());
+    }
+
     Set<Path> directories()
     {
         Set<Path> wanted = new LinkedHashSet<>();
@@ -66,12 +165,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         return wanted;
     }
 
-    /**
-     * Says what an event asks of the next pass, and notes it in {@code request}.
-     *
-     * @param event   the event
-     * @param request what the wake-up asks so far
-     */
+    /** Says what an event asks of the next pass, and notes it in {@code request}. */
     void classify(EventIntake.Event event, PassRequest request)
     {
         Path directory = event.directory();
@@ -85,8 +179,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         }
         if (directory.equals(binDir)) {
             if (binaryNames.get().contains(name)) {
-                // Our own write echoes here too: the check compares bytes with the source and writes only on a
-                // difference, so the echo costs a comparison and nothing more.
+                // Our own write echoes here too, and costs a comparison: the check writes only on a difference.
                 log.debug("Detected event: {} {}; checking our binaries", event.kind(), host.toHost(directory.resolve(name)));
                 request.binariesChanged();
             }

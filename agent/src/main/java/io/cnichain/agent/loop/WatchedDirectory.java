@@ -1,18 +1,20 @@
 package io.cnichain.agent.loop;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.WatchKey;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
- * One directory of {@link DirectoryWatches}: what the agent wants of it, and its watch.
+ * One directory of {@link DirectoryWatches}.
  *
- * @param wanted      whether the agent wants it watched
- * @param pending     a wanted directory that does not exist yet: an ancestor is watched for it to appear
+ * @param pending     wanted and missing: an ancestor is watched for it to appear
  * @param ancestor    watched for a pending directory below it to appear, or for a wanted one in it to be replaced
- * @param key         its watch, when armed (possibly no longer valid: its end not yet handled)
- * @param armedOn     the directory the watch was armed on (its file key: device and inode), when it could be read,
- *                    to tell when the path names another directory
- * @param unwatchable why a wanted directory that exists could not be watched (the inotify watch limit, most often)
+ * @param key         its watch, when armed (perhaps ended, its end not yet handled)
+ * @param armedOn     the file key the watch was armed on, when it could be read: tells when the path names another directory
+ * @param unwatchable why a wanted directory that exists could not be watched
  */
 record WatchedDirectory(boolean wanted, boolean pending, boolean ancestor, Optional<WatchKey> key, Optional<Object> armedOn,
                         Optional<String> unwatchable)
@@ -22,11 +24,6 @@ record WatchedDirectory(boolean wanted, boolean pending, boolean ancestor, Optio
     boolean watching()
     {
         return key.isPresent() && key.get().isValid();
-    }
-
-    boolean useless()
-    {
-        return !wanted && !ancestor && key.isEmpty();
     }
 
     WatchedDirectory wanted(boolean now)
@@ -62,5 +59,15 @@ record WatchedDirectory(boolean wanted, boolean pending, boolean ancestor, Optio
     WatchedDirectory unwatchable(String why)
     {
         return new WatchedDirectory(wanted, false, ancestor, key, armedOn, Optional.of(why));
+    }
+
+    static Optional<Object> fileKey(Path directory)
+    {
+        try {
+            return Optional.ofNullable(Files.readAttributes(directory, BasicFileAttributes.class).fileKey());
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
@@ -12,16 +13,13 @@ import java.util.OptionalLong;
 import java.util.SplittableRandom;
 
 /**
- * What the agent knows of one file it writes: our last write (its bytes tell our own echo, its time a quick revert),
- * the other writer's changes since, the fight over the file, and the retry it waits for. It decides from what
- * {@link WrittenFiles} tells it and reads nothing itself; times are the loop's clock.
+ * What the agent knows of one file it writes: our last write (its bytes tell our own echo, its time a quick revert), the
+ * other writer's changes since, the fight over the file, and the retry it waits for. It reads nothing itself.
  *
- * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does:
- * past the threshold of quick reverts within the window, each write waits out a back-off, doubled by every quick revert,
- * which is counted when we write again (a revert that came while we waited is as quick as it was). A writer that goes
- * on changing the file on its own after undoing ours may be gone once it leaves the file alone: one write then, before
- * the back-off ends. That is decided anew after each write of ours, so a writer that only undoes ours waits out every
- * back-off.
+ * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does: each
+ * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
+ * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. That is
+ * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off.
  */
 final class WrittenFile
 {
@@ -33,23 +31,17 @@ final class WrittenFile
         NOT_YET,
     }
 
-    /**
-     * A try of a file that cannot be patched yet.
-     *
-     * @param next   the wait before the next try; empty when the tries are used up
-     * @param number this try's number, from 1
-     */
+    /** @param next the wait before the next try; empty when the tries are used up */
     record Retry(Optional<Duration> next, int number) {}
 
     private final FightPolicy policy;
     private Optional<FileOutcome.Written> ours = Optional.empty();
     private long wroteAt;
-    /** When another writer first changed the file since our write. */
     private OptionalLong undoneAt = OptionalLong.empty();
     private long changedAt;
-    /** Whether the other writer changed the file on its own since, after undoing our write. */
+    /** Whether the other writer changed the file again after undoing our write. */
     private boolean rewriting;
-    /** The file as last seen since it was undone, so that a look tells a change no event told. */
+    /** Since it was undone, so that a look tells a change no event told. */
     private Optional<Identity> seen = Optional.empty();
     private long lookedAt;
     private final Deque<Long> quickReverts = new ArrayDeque<>();
@@ -59,7 +51,6 @@ final class WrittenFile
     private Optional<Backoff> retry = Optional.empty();
     private boolean retryRefused;
     private OptionalLong retryAt = OptionalLong.empty();
-    /** When this file wants the loop, as {@link #due} last said. */
     private OptionalLong dueAt = OptionalLong.empty();
 
     WrittenFile(FightPolicy policy)
@@ -79,8 +70,8 @@ final class WrittenFile
     }
 
     /**
-     * We wrote the file. Written for a target, it lacked our entry (a list a conversion writes beside one did not): the
-     * undoing of our previous write, when it came soon after it, was a quick revert.
+     * A write for a target means the file lacked our entry (a list a conversion writes beside one did not): the undoing
+     * of our previous write, when it came soon after it, was a quick revert.
      *
      * @return the back-off now in force, when that revert started or stepped a fight
      */
@@ -107,7 +98,6 @@ final class WrittenFile
         return step;
     }
 
-    /** The file holds our entry after all: its change was no revert. */
     void keptOurEntry()
     {
         undoneAt = OptionalLong.empty();
@@ -115,7 +105,6 @@ final class WrittenFile
         seen = Optional.empty();
     }
 
-    /** Another writer changed the file: an event that is not our echo, or a look that found it changed. */
     void changedByAnother(long now)
     {
         if (ours.isPresent() && undoneAt.isEmpty()) {
@@ -132,7 +121,7 @@ final class WrittenFile
         return undoneAt.isPresent();
     }
 
-    /** @return whether the file changed since the last look; the first after it was undone takes note of it */
+    /** @return whether the file changed since the last look; the first look after it was undone takes note of it */
     boolean looked(Optional<Identity> identity, long now)
     {
         boolean changed = seen.isPresent() && !identity.equals(seen);
@@ -159,7 +148,6 @@ final class WrittenFile
         return fight.failures() > 0;
     }
 
-    /** @return the back-off the fight last stepped to */
     Duration backoff()
     {
         return backoff;
@@ -170,7 +158,7 @@ final class WrittenFile
         return quickReverts.size();
     }
 
-    /** @return whether the fight ends now if the file holds our write: it was not undone for the back-off's resetAfter */
+    /** @return whether the fight ends now if the file holds our write */
     boolean keptLongEnough(long now)
     {
         return fighting() && undoneAt.isEmpty() && now - wroteAt >= policy.backoff().resetAfter().toNanos();
@@ -184,10 +172,8 @@ final class WrittenFile
     }
 
     /**
-     * A try found the file not patchable: it does not parse yet, or the filesystem refused our write. A try before the
-     * next is due (a pass for another reason) takes nothing, nor does one after the schedule gave up.
-     *
-     * @return this try's place in the schedule, when it took one
+     * The file does not parse yet, or the filesystem refused our write. A try before the next is due (a pass for another
+     * reason) takes no place in the schedule, nor does one after it gave up.
      */
     Optional<Retry> notPatched(boolean refused, Backoff.Policy schedule, long now)
     {
@@ -204,7 +190,7 @@ final class WrittenFile
         return Optional.of(new Retry(wait, retry.get().failures()));
     }
 
-    /** Patched, or changed since: the next failed try starts the schedule again; a refused write's only when patched. */
+    /** A refused write's schedule starts again only once the file is patched, not on a change. */
     void retryAfresh(boolean refusedToo)
     {
         if (refusedToo || !retryRefused) {
@@ -213,7 +199,6 @@ final class WrittenFile
         }
     }
 
-    /** @return when the file wants the loop: a retry; the end of its back-off and its next look; its fight's end */
     OptionalLong due(long now)
     {
         dueAt = retryAt;
@@ -226,7 +211,6 @@ final class WrittenFile
         return dueAt;
     }
 
-    /** @return whether the time {@link #due} last gave has come */
     boolean isDue(long now)
     {
         return dueAt.isPresent() && now - dueAt.getAsLong() >= 0;

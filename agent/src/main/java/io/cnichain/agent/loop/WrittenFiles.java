@@ -27,9 +27,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The files the agent writes, one {@link WrittenFile} each (host paths), and what the loop does with them: tell our own
- * echo, hear of another writer's change, patch a file minding its fight and its retry, and say when one wants the loop.
- * The binaries and the kubeconfig have a record too, under the bin dir, for the retry of a refused write.
+ * The files the agent writes, one {@link WrittenFile} each, by host path. The binaries and the kubeconfig have one too,
+ * under the bin dir, for the retry of a refused write.
  */
 final class WrittenFiles
 {
@@ -65,11 +64,7 @@ final class WrittenFiles
         return files.containsKey(file) && files.get(file).ours().isPresent();
     }
 
-    /**
-     * @param snapshot the node now, which reads the entry's file: a real change is then decided from these same bytes
-     * @return whether an event on the entry is our own write coming back: never on a link (we write none), else when the
-     *         file holds the bytes we last wrote
-     */
+    /** Read through the snapshot, so that a real change is decided from these same bytes. We write no links. */
     boolean isEcho(ConfigEntry entry, NodeSnapshot snapshot)
     {
         if (entry.isSymlink() || entry.resolvedFile().isEmpty() || !wrote(entry.resolvedFile().get())) {
@@ -79,7 +74,6 @@ final class WrittenFiles
         return content.isPresent() && files.get(entry.resolvedFile().get()).isOurs(content.get());
     }
 
-    /** An event that is not our echo: another writer changed (or deleted) the file. */
     void changed(Path file, long now)
     {
         WrittenFile known = files.get(file);
@@ -89,10 +83,7 @@ final class WrittenFiles
         }
     }
 
-    /**
-     * Another writer's change, told by an event or found by a look while backing off. Once our write is undone, a change
-     * during a back-off is told by the file's identity, so that an event and a look tell it once.
-     */
+    /** Once our write is undone, a change during a back-off is told by the file's identity, so that an event and a look tell it once. */
     private void look(Path file, WrittenFile known, long now, boolean told)
     {
         boolean backingOff = known.backingOff(now);
@@ -112,13 +103,7 @@ final class WrittenFiles
         }
     }
 
-    /**
-     * The install sequence's step for one file: patched unless a fight holds it back, what is written recorded, a retry
-     * scheduled when it cannot be patched yet.
-     *
-     * @param firstEventNanos when the event that led here woke the loop, for the reaction time
-     * @return the outcome; one the agent is not ready for has the reason for {@code /readyz} as its detail
-     */
+    /** @return the outcome; one the agent is not ready for has the reason for {@code /readyz} as its detail */
     FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
     {
         // The file we write for this target: our drop-in when the placement puts one there, else the target itself. A
@@ -169,7 +154,7 @@ final class WrittenFiles
         return known.fighting() ? new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), outcome.written()) : outcome;
     }
 
-    /** The binaries and the kubeconfig: while their write keeps failing, tried again on the refused write's schedule. */
+    /** The binaries and the kubeconfig, while their write keeps failing. */
     void prerequisites(boolean owed, long now)
     {
         if (owed) {
@@ -195,7 +180,6 @@ final class WrittenFiles
         });
     }
 
-    /** @return the earliest time a file wants the loop */
     OptionalLong nextDue(long now)
     {
         OptionalLong next = OptionalLong.empty();
@@ -206,12 +190,7 @@ final class WrittenFiles
         return next;
     }
 
-    /**
-     * The files that are due: a fight whose file kept our write long enough ends; a file backing off is looked at (a
-     * change no event told, or its writer gone quiet); a retry or a back-off is over.
-     *
-     * @return whether a pass is wanted
-     */
+    /** @return whether a pass is wanted */
     boolean wake(long now)
     {
         boolean pass = false;
@@ -274,7 +253,7 @@ final class WrittenFiles
         }
     }
 
-    /** @return "30" for whole seconds, "0.05" for a fraction; written out, as {@code BigDecimal} stays off the agent's path ({@code StartPathTest}) */
+    /** "30", or "0.05": written out, as {@code BigDecimal} stays off the agent's path ({@code StartPathTest}). */
     static String seconds(Duration duration)
     {
         long millis = Math.abs(duration.toMillis());

@@ -1,6 +1,7 @@
 package io.cnichain.agent.shutdown;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cnichain.agent.kube.StartupTaint;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,17 +30,13 @@ final class NodePlacement
 
     private NodePlacement() {}
 
-    /**
-     * @param podSpec the DaemonSet's {@code spec.template.spec}
-     * @param node    the node object
-     * @return why the template places no pod on the node; empty when it does
-     */
+    /** @return why the DaemonSet's {@code spec.template.spec} places no pod on the node; empty when it does */
     static Optional<String> whyNot(JsonNode podSpec, JsonNode node)
     {
         String nodeName = node.path("metadata").path("name").asText();
         JsonNode labels = node.path("metadata").path("labels");
         JsonNode selector = podSpec.path("nodeSelector");
-        for (var entry : iterable(selector)) {
+        for (var entry : selector.properties()) {
             JsonNode label = labels.get(entry.getKey());
             if (label == null || !label.asText().equals(entry.getValue().asText())) {
                 return Optional.of("its nodeSelector " + entry.getKey() + "=" + entry.getValue().asText() + " does not match node " + nodeName
@@ -63,9 +60,7 @@ final class NodePlacement
                 continue;
             }
             if (tolerations.stream().noneMatch(t -> t.tolerates(taint))) {
-                String value = taint.path("value").asText("");
-                return Optional.of("node " + nodeName + " has the taint " + taint.path("key").asText() + (value.isEmpty() ? "" : "=" + value) + ":"
-                        + effect + ", which its tolerations do not tolerate");
+                return Optional.of("node " + nodeName + " has the taint " + StartupTaint.describe(taint) + ", which its tolerations do not tolerate");
             }
         }
         return Optional.empty();
@@ -112,7 +107,7 @@ final class NodePlacement
         };
     }
 
-    /** Sign of value minus the one requirement value, both whole numbers; 0 (matching neither Gt nor Lt) otherwise. */
+    /** 0, matching neither Gt nor Lt, unless both are whole numbers. */
     private static int compare(Optional<String> value, List<String> values)
     {
         if (value.isEmpty() || values.size() != 1) {
@@ -126,12 +121,6 @@ final class NodePlacement
         }
     }
 
-    private static Iterable<java.util.Map.Entry<String, JsonNode>> iterable(JsonNode object)
-    {
-        return object::fields;
-    }
-
-    /** A pod's toleration, as the scheduler matches it against a taint. */
     private record Toleration(String key, String operator, String value, String effect)
     {
         static Toleration exists(String key, String effect)

@@ -20,17 +20,14 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Decides, when the agent is stopped, whether this is an uninstall (remove what we installed) or not (an update, a
- * restart, a node shutdown: keep it, so that no pod starts without the plugin in between). With
- * {@code cleanupOnShutdown: auto} in a cluster it looks at the present, within a budget: the agent's pod, the DaemonSet
- * its controller reference names (by name and uid), and its node. Gone, replaced, being deleted or no longer placing a
- * pod here is an uninstall; still placing one is not. Refused credentials (401, 403) are an uninstall too: both orders
- * of an uninstall take the ServiceAccount or the RBAC away while the pods stop ({@code helm uninstall} the DaemonSet
- * first, {@code kubectl delete -k} the Namespace first), and nothing else refuses a pod's bound token at a stop
- * (docs/install.md has the cases). No answer in time, or another error, is not: a node going down often loses its
- * network first, and a kept entry names a binary that stays on disk.
+ * restart, a node shutdown: keep it, so that no pod starts without the plugin in between), from the present: the
+ * agent's pod, the DaemonSet its controller reference names, and its node. Refused credentials are an uninstall too:
+ * both orders of an uninstall take the ServiceAccount or the RBAC away while the pods stop, and nothing else refuses a
+ * pod's bound token at a stop. No answer in time is not: a node going down often loses its network first, and a kept
+ * entry names a binary that stays on disk.
  *
- * <p>Nothing seen earlier counts: a decision made from the present cannot latch an event about another object, or a
- * DaemonSet deleted with {@code --cascade=orphan} and applied again, which adopts the running pods.
+ * <p>Nothing seen earlier counts: an event latched about another object, or a DaemonSet deleted with
+ * {@code --cascade=orphan} and applied again (which adopts the running pods), would decide wrongly.
  */
 public final class ShutdownDecider
 {
@@ -43,12 +40,7 @@ public final class ShutdownDecider
     private final Duration budget;
     private final Clock clock;
 
-    /**
-     * @param mode   {@code cleanupOnShutdown}
-     * @param pod    the agent's pod and node, if known
-     * @param api    the API server and the service account
-     * @param budget how long the calls may take in all
-     */
+    /** @param budget how long the calls may take in all */
     public ShutdownDecider(CleanupMode mode, Optional<PodIdentity> pod, ApiServerSettings api, Duration budget, Clock clock)
     {
         this.mode = requireNonNull(mode, "mode is null");
@@ -58,7 +50,6 @@ public final class ShutdownDecider
         this.clock = requireNonNull(clock, "clock is null");
     }
 
-    /** The agent's: half its shutdown timeout, at most {@link #MAX_BUDGET}, for the calls. */
     public static ShutdownDecider fromConfig(AgentConfig config, Clock clock)
     {
         Duration half = Duration.ofMillis(config.run().shutdownTimeout().toMillis() / 2);
@@ -66,16 +57,13 @@ public final class ShutdownDecider
                 half.compareTo(MAX_BUDGET) < 0 ? half : MAX_BUDGET, clock);
     }
 
-    /** @return what to do, within the budget */
     public ShutdownDecision decide()
     {
-        switch (mode) {
-            case ALWAYS:
-                return ShutdownDecision.cleanUp(Reason.CONFIGURED_ALWAYS, "cleanupOnShutdown is always");
-            case NEVER:
-                return ShutdownDecision.keep(Reason.CONFIGURED_NEVER, "cleanupOnShutdown is never (or --no-cleanup)");
-            default:
-                break;
+        if (mode == CleanupMode.ALWAYS) {
+            return ShutdownDecision.cleanUp(Reason.ALWAYS, "cleanupOnShutdown is always");
+        }
+        if (mode == CleanupMode.NEVER) {
+            return ShutdownDecision.keep(Reason.NEVER, "cleanupOnShutdown is never (or --no-cleanup)");
         }
         if (pod.isEmpty() || api.host().isEmpty() || api.port().isEmpty()) {
             return ShutdownDecision.cleanUp(Reason.OUTSIDE_CLUSTER, "not in a cluster (cleanupOnShutdown auto asks the API server only when "
@@ -86,14 +74,13 @@ public final class ShutdownDecider
                     + " and the agent sends its token over https only");
         }
         try {
-            return ask(new Calls(client(api, budget, clock), clock.nanoTime() + budget.toNanos(), budget, clock), pod.get());
+            return ask(new Calls(new KubeApiClient(api, budget, clock), clock.nanoTime() + budget.toNanos(), budget, clock), pod.get());
         }
         catch (ApiCallException failure) {
             return fromFailure(failure);
         }
     }
 
-    /** A call that failed: refused credentials mean an uninstall; no answer, or an error, does not. */
     static ShutdownDecision fromFailure(ApiCallException failure)
     {
         return switch (failure.kind()) {
@@ -104,13 +91,7 @@ public final class ShutdownDecider
         };
     }
 
-    /** A client for the agent's calls, each ending by {@code deadline}. */
-    public static KubeApiClient client(ApiServerSettings api, Duration deadline, Clock clock)
-    {
-        return new KubeApiClient(api.host().orElseThrow(), api.port().orElseThrow(), api.tokenFile(), api.effectiveCaFile(), deadline, clock);
-    }
-
-    /** The decision's calls, sharing one budget: each gets what is left of it. */
+    /** The decision's calls share one budget: each gets what is left of it. */
     record Calls(KubeApiClient client, long end, Duration budget, Clock clock)
     {
         Optional<JsonNode> find(String path, Hint hint)
@@ -147,7 +128,6 @@ public final class ShutdownDecider
         return String.join(", ", missing);
     }
 
-    /** The three reads, in order; each answer decides or leads to the next. */
     static ShutdownDecision ask(Calls client, PodIdentity self)
             throws ApiCallException
     {

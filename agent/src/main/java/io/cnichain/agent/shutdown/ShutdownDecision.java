@@ -1,12 +1,13 @@
 package io.cnichain.agent.shutdown;
 
+import java.util.Locale;
+
 import static java.util.Objects.requireNonNull;
 
 /**
  * What the agent does with what it installed when it stops, and why.
  *
  * @param cleanUp whether it removes our entries, the kubeconfig and the binaries
- * @param reason  the case, a metric label
  * @param detail  one sentence for the log: what was found
  */
 public record ShutdownDecision(boolean cleanUp, Reason reason, String detail)
@@ -27,55 +28,42 @@ public record ShutdownDecision(boolean cleanUp, Reason reason, String detail)
         return new ShutdownDecision(true, reason, detail);
     }
 
-    /** The metric's label for the decision: {@code keep} or {@code cleanup}. */
     public String decisionLabel()
     {
         return cleanUp ? "cleanup" : "keep";
     }
 
-    /** The cases, each with its metric label. */
+    /** The cases; the lower-case name is the metric's label. */
     public enum Reason
     {
         /** {@code cleanupOnShutdown: always}. */
-        CONFIGURED_ALWAYS("always"),
+        ALWAYS,
         /** {@code cleanupOnShutdown: never} or {@code --no-cleanup}. */
-        CONFIGURED_NEVER("never"),
-        /** {@code auto} without the pod's identity or the API server's address: not in a cluster. */
-        OUTSIDE_CLUSTER("outside_cluster"),
+        NEVER,
+        /** {@code auto} without the pod's identity or the API server's address. */
+        OUTSIDE_CLUSTER,
         /** The agent's pod has no DaemonSet as its controller: nothing will start it again. */
-        NO_DAEMONSET("no_daemonset"),
-        /** The DaemonSet is gone (404): an uninstall. */
-        DAEMONSET_GONE("daemonset_gone"),
+        NO_DAEMONSET,
+        DAEMONSET_GONE,
         /** A DaemonSet of that name exists, but not the one that made this pod (another uid): it was deleted. */
-        DAEMONSET_REPLACED("daemonset_replaced"),
+        DAEMONSET_REPLACED,
         /** The DaemonSet has a deletionTimestamp: an uninstall under way. */
-        DAEMONSET_DELETING("daemonset_deleting"),
-        /** This node is gone from the API. */
-        NODE_GONE("node_gone"),
+        DAEMONSET_DELETING,
+        NODE_GONE,
         /** The DaemonSet no longer places a pod on this node. */
-        NOT_PLACED("not_placed"),
-        /** The DaemonSet exists and still places a pod here: an update, a restart or a node shutdown. */
-        STILL_PLACED("still_placed"),
-        /**
-         * The API server refused the agent's credentials (401: the token is no longer valid, its ServiceAccount or pod is
-         * gone; 403: its RBAC is gone): the install is being taken away.
-         */
-        CREDENTIALS_REVOKED("credentials_revoked"),
-        /** The API server could not be reached in time (no connection, no answer): kept, as when a node shuts down. */
-        API_UNAVAILABLE("api_unavailable"),
-        /** The API server answered with an error that says nothing of an uninstall (5xx, 429, a bad answer): kept. */
-        API_ERROR("api_error");
-
-        private final String label;
-
-        Reason(String label)
-        {
-            this.label = label;
-        }
+        NOT_PLACED,
+        /** An update, a restart or a node shutdown. */
+        STILL_PLACED,
+        /** 401 (the token's ServiceAccount or pod is gone) or 403 (its RBAC is gone): the install is being taken away. */
+        CREDENTIALS_REVOKED,
+        /** No connection, or no answer in time: kept, as when a node shuts down. */
+        API_UNAVAILABLE,
+        /** An error that says nothing of an uninstall (5xx, 429, a bad answer): kept. */
+        API_ERROR;
 
         public String label()
         {
-            return label;
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 }

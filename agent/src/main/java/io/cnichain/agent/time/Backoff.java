@@ -7,11 +7,9 @@ import java.util.random.RandomGenerator;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The agent's one way to wait between tries of something that keeps failing (a call to the API server, a write the
- * filesystem refused, a file that does not parse yet, another writer undoing ours): the first wait, doubled after each
- * further failure up to a cap, each stretched by up to {@code jitter} of itself so that a fleet of agents spreads out,
- * and, for what gives up, a last try. A success resets it only once it has lasted {@code resetAfter} (a watch, a
- * file keeping our write), so that something that fails again at once goes on waiting longer, as client-go's
+ * The agent's one way to wait between tries of something that keeps failing: the first wait, doubled up to a cap, each
+ * stretched by up to {@code jitter} of itself so that a fleet of agents spreads out. A success resets it only once it
+ * has lasted {@code resetAfter}, so that something that fails again at once goes on waiting longer, as client-go's
  * reflector does. Used by one thread.
  */
 public final class Backoff
@@ -22,13 +20,7 @@ public final class Backoff
     private long successSince;
     private boolean succeeding;
 
-    /**
-     * @param first      the wait after the first failure
-     * @param cap        the longest wait
-     * @param jitter     each wait is stretched by a random part of itself, up to this fraction (0 for none)
-     * @param tries      how many failures get a wait before it gives up; 0 for never
-     * @param resetAfter how long a success must last to start again from {@code first}; zero: at once
-     */
+    /** @param tries how many failures get a wait before it gives up; 0 for never */
     public record Policy(Duration first, Duration cap, double jitter, int tries, Duration resetAfter)
     {
         public Policy
@@ -52,12 +44,6 @@ public final class Backoff
         {
             return new Policy(Duration.ofMillis(800), Duration.ofSeconds(30), 0.5, 0, Duration.ofMinutes(2));
         }
-
-        /** @return the same, without jitter (for what runs on one node only) */
-        public Policy withoutJitter()
-        {
-            return new Policy(first, cap, 0, tries, resetAfter);
-        }
     }
 
     public Backoff(Policy policy, RandomGenerator random)
@@ -71,12 +57,7 @@ public final class Backoff
         return policy;
     }
 
-    /**
-     * Something failed.
-     *
-     * @return how long to wait before the next try; empty when the policy gives up (once: later failures give up too,
-     *         until a reset)
-     */
+    /** @return how long to wait before the next try; empty once the policy gives up, until a reset */
     public Optional<Duration> failed(long nowNanos)
     {
         if (succeeding && nowNanos - successSince >= policy.resetAfter().toNanos()) {
@@ -98,7 +79,6 @@ public final class Backoff
         return Optional.of(Duration.ofNanos(wait));
     }
 
-    /** Something succeeded from {@code nowNanos} on: after {@code resetAfter} of it, the next failure waits {@code first}. */
     public void succeeded(long nowNanos)
     {
         if (!succeeding) {
@@ -110,20 +90,17 @@ public final class Backoff
         }
     }
 
-    /** Starts again from {@code first}, whatever happened. */
     public void reset()
     {
         failures = 0;
         succeeding = false;
     }
 
-    /** @return the failures since the last reset */
     public int failures()
     {
         return failures;
     }
 
-    /** @return whether the policy gave up: it has no wait left until a reset */
     public boolean gaveUp()
     {
         return policy.tries() > 0 && failures > policy.tries();

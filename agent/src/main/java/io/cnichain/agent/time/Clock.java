@@ -1,12 +1,6 @@
 package io.cnichain.agent.time;
 
-import java.util.concurrent.TimeUnit;
-
-/**
- * The agent's one source of time, handed to the loop and to each of its parts, so that tests can drive it: monotonic
- * nanoseconds for deadlines and back-offs ({@link #SYSTEM} is {@link System#nanoTime()}), and how long a thread may
- * block before it must look at the time again.
- */
+/** The agent's one source of time, handed to the loop and each of its parts, so that tests can drive it. */
 public interface Clock
 {
     Clock SYSTEM = new Clock()
@@ -24,23 +18,14 @@ public interface Clock
         }
     };
 
-    /** Now, in nanoseconds on a monotonic scale of the clock's own (only differences mean anything). */
+    /** On a monotonic scale of the clock's own: only differences mean anything. */
     long nanoTime();
 
-    /**
-     * How long, in real nanoseconds, a thread that waits for something or for {@code deadlineNanos} may block before it
-     * looks at this clock again: the time left for the system's clock; a short real interval for a clock a test moves.
-     */
+    /** How long, in real nanoseconds, a waiting thread may block before it looks at this clock again: short for a clock a test moves. */
     long blockNanos(long deadlineNanos);
 
-    /** @return whether {@code deadlineNanos} has come */
     default boolean reached(long deadlineNanos)
     {
         return nanoTime() - deadlineNanos >= 0;
-    }
-
-    default long millisToNanos(long millis)
-    {
-        return TimeUnit.MILLISECONDS.toNanos(millis);
     }
 }

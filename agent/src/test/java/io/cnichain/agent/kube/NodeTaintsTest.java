@@ -2,7 +2,7 @@ package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cnichain.core.json.CniJson;
-import io.cnichain.agent.kube.KubeApiClient;
+import io.cnichain.agent.kube.StartupTaint.NodeTaints;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.agent.time.Backoff;
 import org.junit.jupiter.api.Test;
 
@@ -54,8 +55,8 @@ class AgentPolicyTest
     @Test
     void labelsOnMetricsAreTheLowerCaseNames()
     {
-        assertThat(List.of(ReconcileResult.values())).extracting(ReconcileResult::metricLabel).containsExactly("ok", "echo", "nothing", "waiting", "failed");
-        assertThat(List.of(EventKind.values())).extracting(EventKind::metricLabel).containsExactly("create", "modify", "delete", "overflow");
+        assertThat(List.of(ReconcilePass.Result.values())).extracting(AgentMetrics::label).containsExactly("ok", "echo", "nothing", "waiting", "failed");
+        assertThat(List.of(EventKind.values())).extracting(AgentMetrics::label).containsExactly("create", "modify", "delete", "overflow");
     }
 
     @Test

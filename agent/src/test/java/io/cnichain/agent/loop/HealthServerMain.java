@@ -12,10 +12,10 @@ final class HealthServerMain
     public static void main(String[] args)
             throws IOException
     {
-        AgentStatus status = new AgentStatus();
+        AgentStatus status = new AgentStatus(io.cnichain.agent.time.Clock.SYSTEM);
         status.loopRunning(true);
         status.publish(List.of());
-        HealthServer server = new HealthServer(0, status, new AgentMetrics(), Duration.ofSeconds(30));
+        HealthServer server = new HealthServer(java.net.InetAddress.getLoopbackAddress(), 0, status, new AgentMetrics(), Duration.ofSeconds(30), false);
         server.start();
         System.out.println("port " + server.port());
         System.out.flush();

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The health port as a client on the wire sees it: what is answered, and what a bad or slow client gets. */
 class HealthServerTest
 {
-    final AgentStatus status = new AgentStatus();
+    final AgentStatus status = new AgentStatus(io.cnichain.agent.time.Clock.SYSTEM);
     HealthServer server;
 
     @BeforeEach
@@ -31,7 +31,7 @@ class HealthServerTest
             throws IOException
     {
         status.loopRunning(true);
-        server = new HealthServer(0, status, new AgentMetrics(), Duration.ofSeconds(30));
+        server = new HealthServer(java.net.InetAddress.getLoopbackAddress(), 0, status, new AgentMetrics(), Duration.ofSeconds(30), false);
         server.start();
     }
 

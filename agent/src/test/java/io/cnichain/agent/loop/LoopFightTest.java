@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
@@ -47,14 +48,14 @@ class LoopFightTest
                         .endsWith("Hint: " + LoopTestAdapter.FIGHT_HINT));
                 // No write until the back-off is over, one when it is, undone at once: the next step is longer.
                 for (int step = 2; step <= 3; step++) {
-                    long writes = loop.metrics.patchesWritten();
+                    long writes = loop.metric("cnichain_patches_written_total");
                     Duration backoff = Duration.ofMillis(Math.round(Double.parseDouble(RunningLoop.afterNextWrite(loop.lines("Backing off").getLast())) * 1000));
                     loop.advance(backoff.minusMillis(1));
                     loop.barrier();
-                    assertThat(loop.metrics.patchesWritten()).as("writes before the back-off is over").isEqualTo(writes);
+                    assertThat(loop.metric("cnichain_patches_written_total")).as("writes before the back-off is over").isEqualTo(writes);
                     loop.advance(Duration.ofMillis(1));
                     loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist was undone", step);
-                    assertThat(loop.metrics.patchesWritten()).as("writes when the back-off is over").isEqualTo(writes + 1);
+                    assertThat(loop.metric("cnichain_patches_written_total")).as("writes when the back-off is over").isEqualTo(writes + 1);
                 }
             }
             finally {
@@ -134,12 +135,12 @@ class LoopFightTest
                 loop.advance(Duration.ofMillis(500));
                 node.replaceAtomically("05-cilium.conflist", original);
                 loop.barrier();
-                long writes = loop.metrics.patchesWritten();
+                long writes = loop.metric("cnichain_patches_written_total");
                 loop.advance(Duration.ofSeconds(1));
                 loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has been left alone for 1 s; writing our entry again before the back-off ends");
                 loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 3);
                 undone(loop, file);
-                assertThat(loop.metrics.patchesWritten()).as("one early write").isEqualTo(writes + 1);
+                assertThat(loop.metric("cnichain_patches_written_total")).as("one early write").isEqualTo(writes + 1);
                 String backoff = RunningLoop.afterNextWrite(loop.lines("Backing off").getLast());
                 assertThat(backoff).isEqualTo("4");
 
@@ -147,14 +148,14 @@ class LoopFightTest
                 for (int second = 1; second < 4; second++) {
                     loop.advance(Duration.ofSeconds(1));
                     loop.barrier();
-                    assertThat(loop.metrics.patchesWritten()).as("writes %d s into a back-off of %s s", second, backoff).isEqualTo(writes + 1);
+                    assertThat(loop.metric("cnichain_patches_written_total")).as("writes %d s into a back-off of %s s", second, backoff).isEqualTo(writes + 1);
                 }
                 loop.advance(Duration.ofMillis(999));
                 loop.barrier();
-                assertThat(loop.metrics.patchesWritten()).isEqualTo(writes + 1);
+                assertThat(loop.metric("cnichain_patches_written_total")).isEqualTo(writes + 1);
                 loop.advance(Duration.ofMillis(1));
                 loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 4);
-                assertThat(loop.metrics.patchesWritten()).as("the write when the back-off is over").isEqualTo(writes + 2);
+                assertThat(loop.metric("cnichain_patches_written_total")).as("the write when the back-off is over").isEqualTo(writes + 2);
             }
             finally {
                 fighting.set(false);

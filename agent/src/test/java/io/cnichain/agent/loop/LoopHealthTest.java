@@ -87,7 +87,7 @@ class LoopHealthTest
         LoopTestAdapter adapter = new LoopTestAdapter();
         Path file = node.write("10-calico.conflist", TestNode.CALICO);
         try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, adapter)) {
-            HealthServer server = new HealthServer(0, loop.status, loop.metrics, RunningLoop.FAST.stuckAfter());
+            HealthServer server = new HealthServer(java.net.InetAddress.getLoopbackAddress(), 0, loop.status, loop.metrics, RunningLoop.FAST.stuckAfter(), false);
             server.start();
             try {
                 loop.awaitPatched(file);

@@ -50,14 +50,14 @@ class LoopPeriodicCheckTest
 
             // Watched where it is now: the next rewrite is seen by its event, not by a check.
             long checks = loop.count("Periodic check: ");
-            long written = loop.metrics.patchesWritten();
+            long written = loop.metric("cnichain_patches_written_total");
             node.replaceAtomicallyAt(real, TestNode.OCI);
-            loop.await(() -> loop.metrics.patchesWritten() > written, () -> "the rewrite was not patched");
+            loop.await(() -> loop.metric("cnichain_patches_written_total") > written, () -> "the rewrite was not patched");
             loop.awaitPatched(real);
             // And the checks that follow find nothing the events did not tell.
-            long made = loop.metrics.periodicChecksTotal();
+            long made = loop.metric("cnichain_periodic_checks_total");
             loop.advance(Duration.ofSeconds(1));
-            loop.await(() -> loop.metrics.periodicChecksTotal() > made, () -> "no periodic check came");
+            loop.await(() -> loop.metric("cnichain_periodic_checks_total") > made, () -> "no periodic check came");
             loop.barrier();
             assertThat(loop.count("Periodic check: ")).isEqualTo(checks);
         }
@@ -82,7 +82,7 @@ class LoopPeriodicCheckTest
             assertThat(PluginList.patched(file)).as("no event told").isFalse();
 
             loop.advance(Duration.ofSeconds(5));
-            loop.await(() -> loop.metrics.periodicChecksTotal() == 1, () -> "no periodic check came");
+            loop.await(() -> loop.metric("cnichain_periodic_checks_total") == 1, () -> "no periodic check came");
             loop.advance(PeriodicCheck.SETTLE.minusMillis(1));
             loop.barrierWhileUnseen();
             assertThat(loop.metrics()).as("seen once: its event may be on its way").contains("cnichain_missed_events_total{what=\"file\"} 0\n");
@@ -91,7 +91,7 @@ class LoopPeriodicCheckTest
             loop.advance(Duration.ofMillis(1));
             loop.awaitPatched(file);
             loop.awaitLog("Periodic check: the runtime's file /etc/cni/net.d/10-calico.conflist lacks our entry; no event told. Looking at everything");
-            assertThat(loop.metrics.periodicChecksTotal()).isEqualTo(2);
+            assertThat(loop.metric("cnichain_periodic_checks_total")).isEqualTo(2);
             assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"file\"} 1\n").contains("cnichain_missed_events_total{what=\"watch\"} 0\n");
             loop.awaitReady();
         }
@@ -105,16 +105,16 @@ class LoopPeriodicCheckTest
         try (RunningLoop loop = RunningLoop.start(node, EVERY_SECOND, RunningLoop.FAST, new LoopTestAdapter())) {
             loop.awaitPatched(file);
             loop.awaitReady();
-            long passes = loop.metrics.reconcilesTotal();
+            long passes = loop.metric("cnichain_reconciles_total");
             for (int check = 1; check <= 3; check++) {
-                long made = loop.metrics.periodicChecksTotal();
+                long made = loop.metric("cnichain_periodic_checks_total");
                 loop.advance(Duration.ofSeconds(1));
-                loop.await(() -> loop.metrics.periodicChecksTotal() > made, () -> "no periodic check came");
+                loop.await(() -> loop.metric("cnichain_periodic_checks_total") > made, () -> "no periodic check came");
             }
             loop.barrier();
             assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"watch\"} 0\n").contains("cnichain_missed_events_total{what=\"file\"} 0\n");
             assertThat(loop.count("Periodic check")).isZero();
-            assertThat(loop.metrics.reconcilesTotal()).as("no pass without a reason").isEqualTo(passes);
+            assertThat(loop.metric("cnichain_reconciles_total")).as("no pass without a reason").isEqualTo(passes);
             assertThat(loop.status.ready()).isTrue();
         }
     }

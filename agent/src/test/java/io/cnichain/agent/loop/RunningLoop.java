@@ -1,6 +1,7 @@
 package io.cnichain.agent.loop;
 
 import static io.cnichain.testkit.PluginList.patched;
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.ManualClock;
 import io.cnichain.core.adapters.AdapterRegistry;
@@ -327,6 +328,13 @@ final class RunningLoop
     String metrics()
     {
         return metrics.render(status.ready());
+    }
+
+    /** @return the sum of a metric's samples, as {@code /metrics} shows them */
+    long metric(String name)
+    {
+        return metrics().lines().filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+                .mapToLong(line -> Long.parseLong(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     void await(BooleanSupplier condition, Supplier<String> failure)

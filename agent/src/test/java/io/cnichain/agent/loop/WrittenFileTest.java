@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.agent.loop.AgentPolicy.FightPolicy;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
 import org.junit.jupiter.api.Test;

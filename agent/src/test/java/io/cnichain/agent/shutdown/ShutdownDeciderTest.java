@@ -244,7 +244,7 @@ class ShutdownDeciderTest
     {
         ApiServerSettings api = cluster.apiServer();
         assertThat(new ShutdownDecider(CleanupMode.ALWAYS, Optional.of(StandInCluster.pod()), api, BUDGET, Clock.SYSTEM).decide())
-                .isEqualTo(new ShutdownDecision(true, Reason.CONFIGURED_ALWAYS, "cleanupOnShutdown is always"));
+                .isEqualTo(new ShutdownDecision(true, Reason.ALWAYS, "cleanupOnShutdown is always"));
         assertThat(new ShutdownDecider(CleanupMode.NEVER, Optional.of(StandInCluster.pod()), api, BUDGET, Clock.SYSTEM).decide().cleanUp()).isFalse();
         ShutdownDecision outside = new ShutdownDecider(CleanupMode.AUTO, Optional.empty(), api, BUDGET, Clock.SYSTEM).decide();
         assertThat(outside.cleanUp()).isTrue();

@@ -155,7 +155,7 @@ class FleetSimulation
         /** As the agent starts: its Node read for placement auto, then the plugin's token and the taint on its worker. */
         void start()
         {
-            KubeApiClient client = ShutdownDecider.client(api, Duration.ofSeconds(10), Clock.SYSTEM);
+            KubeApiClient client = new KubeApiClient(api, Duration.ofSeconds(10), Clock.SYSTEM);
             // An agent that cannot learn its runtime in time places by patch, as for any runtime it does not know.
             runtime = NodeRuntime.readPatiently(() -> NodeRuntime.version(client, pod.node()), pod.node(), Clock.SYSTEM, NodeRuntime.PATIENCE).version();
             work = new KubeWork(Clock.SYSTEM);
