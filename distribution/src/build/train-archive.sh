@@ -140,7 +140,14 @@ config=()
 if [ -r "$(outside "$dist/conf/cni-chain.yaml")" ]; then
     config=(--config "$dist/conf/cni-chain.yaml")
 fi
-port=$(( 20000 + RANDOM % 20000 ))
+# A port below the kernel's ephemeral range (32768 and up by default), where no outgoing connection takes one, and
+# that nothing listens on now.
+while :; do
+    port=$(( 20000 + RANDOM % 12000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        break
+    fi
+done
 launcher "$record" run "${config[@]}" --host-root "$inside/host" --service-account-dir "$inside/sa" --health-port "$port" \
     > "$node/agent.log" 2>&1 &
 agent=$!
