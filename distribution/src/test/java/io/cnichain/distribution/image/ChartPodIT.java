@@ -1,6 +1,7 @@
 package io.cnichain.distribution.image;
 
 import io.cnichain.distribution.image.DropInLayout.Primary;
+import io.cnichain.agent.shutdown.StandInCluster;
 import io.cnichain.distribution.kubernetes.ChartDaemonSet;
 import io.cnichain.distribution.runtime.Commands;
 import io.cnichain.distribution.runtime.RealRuntime;
@@ -51,6 +52,7 @@ class ChartPodIT
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private RuntimeNode node;
+    private StandInCluster cluster;
     private final List<String> containers = new ArrayList<>();
     /** The ConfigMap volumes, by ConfigMap name, as the kubelet projected them. */
     private final Map<String, KubeletVolume> configMaps = new LinkedHashMap<>();
@@ -58,6 +60,9 @@ class ChartPodIT
     @AfterEach
     void tearDown()
     {
+        if (cluster != null) {
+            cluster.close();
+        }
         if (node != null) {
             containers.forEach(name -> node.podman().podman("rm", "--force", "--time", "0", name));
             node.close();
@@ -66,7 +71,7 @@ class ChartPodIT
 
     @Test
     void chartsPodInstallsTheEntryRenderedFromLinkerdValuesAndCleansUp(Sandbox sandbox)
-            throws IOException, InterruptedException
+            throws Exception
     {
         node = sandbox.node("chart");
         Primary primary = DropInLayout.OCI_LINK.lay(node);
@@ -84,20 +89,24 @@ class ChartPodIT
         values.put("cniChain.image.name", repository(agentImage));
         values.put("cniChain.image.version", tag(agentImage));
         values.put("cniChain.healthPort", healthPort);
-        // No API server here to tell an uninstall from an update: the test asks for the cleanup outright.
+        // The stand-in plays no uninstall to tell from an update: the test asks for the cleanup outright.
         values.put("cniChain.cleanupOnShutdown", "always");
         ChartDaemonSet daemonSet = ChartDaemonSet.render(values);
+        // The API server the agent requests the plugin's token from: a stand-in on the host's loopback (the agent's
+        // container shares the host's network), its CA and the agent's token in the projected service-account volume.
+        cluster = StandInCluster.start(node.serviceAccountDir());
+        Map<String, String> apiService = Map.of("KUBERNETES_SERVICE_HOST", "127.0.0.1", "KUBERNETES_SERVICE_PORT", cluster.server().port());
 
         Map<String, Path> emptyDirs = new LinkedHashMap<>();
         for (Container init : daemonSet.pod().getInitContainers()) {
-            List<String> args = runArgs(daemonSet, init, emptyDirs, "--rm");
+            List<String> args = runArgs(daemonSet, init, emptyDirs, Map.of(), "--rm");
             args.addAll(init.getCommand());
             node.podman().podman(args.toArray(String[]::new)).ok();
         }
         Container agent = daemonSet.agent();
         String name = node.network("chart-agent");
         containers.add(name);
-        List<String> args = runArgs(daemonSet, agent, emptyDirs, "--detach", "--name", name, "--log-driver", "k8s-file", "--network", "host");
+        List<String> args = runArgs(daemonSet, agent, emptyDirs, apiService, "--detach", "--name", name, "--log-driver", "k8s-file", "--network", "host");
         if (agent.getArgs() != null) {
             args.addAll(agent.getArgs());
         }
@@ -109,7 +118,7 @@ class ChartPodIT
         assertThat(RuntimeNode.pluginTypes(RuntimeNode.json(primary.installedFile()))).last().isEqualTo(RuntimeNode.PLUGIN);
         assertThat(Files.readSymbolicLink(primary.installedEntry())).hasToString(primary.linkText().orElseThrow());
         assertThat(node.installedPlugin()).isExecutable();
-        assertThat(node.kubeconfig()).exists();
+        assertThat(Files.readString(node.kubeconfig())).as("the plugin's own token, not the agent's").contains("token: plugin-token-1");
 
         String workload = primary.network() + "-pod";
         node.podman().start(primary.network(), workload);
@@ -144,7 +153,8 @@ class ChartPodIT
     }
 
     /** podman run's options for a container of the pod: its image, mounts, environment and security context. */
-    private List<String> runArgs(ChartDaemonSet daemonSet, Container container, Map<String, Path> emptyDirs, String... options)
+    private List<String> runArgs(ChartDaemonSet daemonSet, Container container, Map<String, Path> emptyDirs, Map<String, String> service,
+            String... options)
             throws IOException
     {
         List<String> args = new ArrayList<>(List.of("run", "--pull", "never"));
@@ -160,7 +170,9 @@ class ChartPodIT
             args.addAll(List.of("--volume", node.serviceAccountDir() + ":" + SERVICE_ACCOUNT + ":ro"));
         }
         if (container.getEnv() != null) {
-            daemonSet.environment(container).forEach((key, value) -> args.addAll(List.of("--env", key + "=" + value)));
+            Map<String, String> environment = new LinkedHashMap<>(daemonSet.environment(container));
+            environment.putAll(service);
+            environment.forEach((key, value) -> args.addAll(List.of("--env", key + "=" + value)));
         }
         SecurityContext security = container.getSecurityContext();
         if (Boolean.TRUE.equals(security.getReadOnlyRootFilesystem())) {
