@@ -2,8 +2,8 @@ package io.cnichain.core.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.fs.BoundedFileReader;
-import io.cnichain.core.json.CniJson;
 import io.cnichain.core.json.GoJsonParser;
+import io.cnichain.core.json.JsonTrees;
 
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -175,7 +175,7 @@ public final class Settings
 
     private static PluginEntry linkerdEntry()
     {
-        // Read by our own parser: Jackson's would cost the start-up BigDecimal's initialization (CniJson.toTree).
-        return new PluginEntry((ObjectNode) CniJson.toTree(GoJsonParser.parse(PluginEntry.LINKERD_DEFAULT)), "built-in default (Linkerd)");
+        // Read by our own parser: Jackson's would cost the start-up BigDecimal's initialization (JsonTrees.toTree).
+        return new PluginEntry((ObjectNode) JsonTrees.toTree(GoJsonParser.parse(PluginEntry.LINKERD_DEFAULT)), "built-in default (Linkerd)");
     }
 }
