@@ -214,7 +214,7 @@ final class TargetPatcher
 
     /**
      * Whole seconds as before ("30"); a policy in milliseconds (tests) shows its fraction ("0.05"). Written out, not
-     * with {@code BigDecimal}, whose initialization costs Java 25 about 20 ms ({@code CniJson.toTree(JsonValue)} says
+     * with {@code BigDecimal}, whose initialization costs Java 25 about 20 ms ({@code JsonTrees.toTree(JsonValue)} says
      * why); for the same reason the agent doubles and halves durations with {@code plus} and milliseconds, not
      * {@code Duration.multipliedBy} and {@code dividedBy}.
      */
