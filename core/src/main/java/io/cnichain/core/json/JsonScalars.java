@@ -3,7 +3,11 @@ package io.cnichain.core.json;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 
-/** Strings, numbers, booleans and null written as {@link CniJson#compact} writes them, without a Jackson generator. */
+/**
+ * Strings, numbers, booleans and null written as {@link CniJson#compact} writes them, without a Jackson generator: our
+ * entry is rendered into a file on every pass, a key and a value at a time, and a generator made for each is far more
+ * work than the text it writes.
+ */
 public final class JsonScalars
 {
     /** Upper case, as Jackson writes the hex digits of an escape. */
@@ -22,8 +26,7 @@ public final class JsonScalars
     /**
      * Appends a string value as {@link CniJson#compact} writes it, quoted and escaped as Jackson's generator escapes by default:
      * a quote and a backslash by a backslash, the control characters below U+0020 by their short escape ({@code \b},
-     * {@code \t}, {@code \n}, {@code \f}, {@code \r}) or a six-character escape of four upper-case hex digits, everything else as it is. Without a
-     * generator: rendering our entry into a file made one per key and per value, each pass, interpreted.
+     * {@code \t}, {@code \n}, {@code \f}, {@code \r}) or a six-character escape of four upper-case hex digits, everything else as it is.
      *
      * @param value a string
      * @param out   where it goes

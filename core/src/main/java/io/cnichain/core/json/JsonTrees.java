@@ -24,8 +24,8 @@ public final class JsonTrees
     /**
      * The tree {@link CniJson#parse} makes of a document, made from what {@link GoJsonParser} read of it: the same nodes,
      * numbers included, the last of duplicate keys winning. For JSON the agent holds itself (the built-in entry):
-     * Jackson's first parser initializes {@code BigDecimal}, whose static initializer computes 5^65536 on Java 25,
-     * about 20 ms of the agent's start-up in the interpreter. Our own parser needs no {@code BigDecimal}.
+     * Jackson's first parser initializes {@code BigDecimal}, whose static initializer computes 5^65536 on Java 25, work
+     * the agent's start-up would do in the interpreter. Our own parser needs no {@code BigDecimal}.
      *
      * @param value a document as our parser read it
      * @return its tree

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * CniJson reads and writes trees with Jackson's streaming parser and generator; an {@code ObjectMapper} configured as
- * it was before ({@link CniJson#mapper()}) is the oracle: same trees, node types included, and the same text.
+ * CniJson reads and writes trees with Jackson's streaming parser and generator; an {@code ObjectMapper} configured to
+ * read as CniJson does ({@link CniJson#mapper()}) is the oracle: same trees, node types included, and the same text.
  */
 class CniJsonTest
 {

@@ -29,9 +29,9 @@ public interface FileSystemCalls
     }
 
     /**
-     * Makes the choice on a thread of its own, now: the kernel's calls cost the JVM about 100 ms to link (a downcall
-     * stub and its method handles, which no class-data archive keeps), time the command line and the configuration
-     * can use meanwhile. The first {@link #get()} waits for it.
+     * Makes the choice on a thread of its own, now: linking the kernel's calls is slow work for the JVM (a downcall stub
+     * and its method handles, which no class-data archive keeps), and the command line and the configuration can be
+     * read meanwhile. The first {@link #get()} waits for it.
      */
     static void prepareInBackground()
     {

@@ -300,8 +300,8 @@ final class Kernel
             throws Throwable
     {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        // No larger than the file, nor than asked: each byte allocated is zeroed first, and a configuration of a few
-        // hundred bytes was read through 64 KiB. At least a page: a file may grow, and some report no size.
+        // No larger than the file, nor than asked: each byte allocated is zeroed first, and a configuration is a few
+        // hundred bytes. At least a page: a file may grow, and some report no size.
         MemorySegment buffer = arena.allocate(Math.min(Math.min(64 * 1024, most), Math.max(4096, expected)), 8);
         while (out.size() < most) {
             long n = read(state, fd, buffer, Math.min(buffer.byteSize(), most - out.size()));
