@@ -138,9 +138,8 @@ final class TargetReads
 
     private record LoadKey(String loadName, Path target)
     {
-        // Written out: a record's own equals and hashCode go through method handles, which the agent's C1-only JIT
-        // calls slowly; with thousands of entries they are on the reaction path (the benchmark's link chain with
-        // thousands of entries: docs/performance.md).
+        // Written out, as FileSystemCalls.Identity's are: a record's own are linked at their first call, before the
+        // agent's first patch, and called slowly by its C1-only JIT; a key is made for every file a pass reads.
         @Override
         public boolean equals(Object other)
         {

@@ -94,8 +94,9 @@ public interface FileSystemCalls
             return Math.max(modifiedNanos, changedNanos);
         }
 
-        // Written out: a record's own equals and hashCode go through method handles, which the agent's C1-only JIT calls
-        // slowly, and this one is compared for every file a pass looks at.
+        // Written out: a record's own equals and hashCode are linked through method handles at their first call, which
+        // spins classes the AOT cache does not keep, in the interpreter, before the agent's first patch; and the agent's
+        // C1-only JIT calls them slowly. This one is compared for every file a pass looks at.
         @Override
         public boolean equals(Object other)
         {
