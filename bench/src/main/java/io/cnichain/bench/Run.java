@@ -8,12 +8,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalLong;
 
 /**
  * One run of every measurement, on fresh temp nodes, the programs taking turns so that a drift of the machine's speed
- * touches both alike: start-up (each program started in turn), reaction (one rewrite a second for each, in turn),
- * idle (both idle at the same time, each on its own node), the event storm (one after the other), and scale.
+ * touches both alike: start-up (each program started in turn, {@link Startups}), reaction (one rewrite a second for
+ * each, in turn), idle (both idle at the same time, each on its own node), the event storm (one after the other),
+ * scale, and the agent's periodic check ({@link PeriodicCheck}).
  */
 final class Run
 {
@@ -40,98 +40,21 @@ final class Run
             return figures;
         }
         if (settings.only("periodic")) {
-            periodicCheck();
+            new PeriodicCheck(settings, logs, figures).measure(programs.get(0));
             return figures;
         }
         if (settings.only("scale")) {
             scale();
             return figures;
         }
-        startup();
+        new Startups(settings, logs, figures).measure(programs, startupOnly);
         if (settings.only("startup")) {
             return figures;
         }
         steadyState();
         scale();
-        periodicCheck();
+        new PeriodicCheck(settings, logs, figures).measure(programs.get(0));
         return figures;
-    }
-
-    /** Start-up to the first patched file, a primary already present; and the agent's cleanup on SIGTERM. */
-    private void startup()
-            throws Exception
-    {
-        Map<Program, List<Double>> times = new LinkedHashMap<>();
-        Map<Program, List<Double>> outside = new LinkedHashMap<>();
-        Map<Program, List<Double>> fromJvm = new LinkedHashMap<>();
-        List<Program> starting = new ArrayList<>(programs);
-        starting.addAll(startupOnly);
-        for (int i = 0; i < settings.starts(); i++) {
-            for (Program program : starting) {
-                try (Node node = Node.create(false, 0)) {
-                    Path log = logs.resolve(program.name() + "-start-" + i + ".log");
-                    long start = System.nanoTime();
-                    // Watched from before the start: podman returns only after its container is running, and the
-                    // agent may have patched the file by then.
-                    Node.PatchWatch watch = node.watchPatched();
-                    Program.Running running = program.start(node, log);
-                    long patchedAt = watch.await(start, running);
-                    double total = (patchedAt - start) / 1e6;
-                    OptionalLong processStart = running.processStartNanos();
-                    times.computeIfAbsent(program, p -> new ArrayList<>()).add(
-                            processStart.isPresent() ? (patchedAt - processStart.getAsLong()) / 1e6 : total);
-                    if (processStart.isPresent()) {
-                        outside.computeIfAbsent(program, p -> new ArrayList<>()).add(total);
-                    }
-                    OptionalLong jvmStart = running.jvmStartNanos();
-                    if (jvmStart.isPresent()) {
-                        fromJvm.computeIfAbsent(program, p -> new ArrayList<>()).add((patchedAt - jvmStart.getAsLong()) / 1e6);
-                    }
-                    stop(program, running, node);
-                }
-            }
-        }
-        times.forEach((program, list) -> {
-            put(program, "startup_ms", Stats.median(list));
-            put(program, "startup_min_ms", Stats.min(list));
-            put(program, "startup_max_ms", Stats.max(list));
-        });
-        outside.forEach((program, list) -> put(program, "startup_with_podman_ms", Stats.median(list)));
-        if (settings.image().isEmpty()) {
-            vmCreation();
-        }
-        fromJvm.forEach((program, list) -> put(program, "startup_from_jvm_ms", Stats.median(list)));
-    }
-
-    /**
-     * The JVM's own creation ({@code -Xlog:startuptime}'s "Create VM"), the launcher's options and class path, with the
-     * agent's class-data archive (its AOT cache) and with the JDK's default one, as the floor starts: what the
-     * archive costs before the first line of ours runs.
-     */
-    private void vmCreation()
-            throws Exception
-    {
-        List<Double> withArchive = new ArrayList<>();
-        List<Double> withDefault = new ArrayList<>();
-        for (int i = 0; i < settings.starts(); i++) {
-            withArchive.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), true, settings.jvmOptions())));
-            withDefault.add(createVmMillis(HostProgram.vmCreationCommand(settings.dist(), settings.javaHome(), false, settings.jvmOptions())));
-        }
-        put(programs.get(0), "vm_creation_ms", Stats.median(withArchive));
-        put(programs.get(1), "vm_creation_ms", Stats.median(withDefault));
-    }
-
-    private static double createVmMillis(List<String> command)
-            throws IOException, InterruptedException
-    {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        process.waitFor();
-        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("Create VM, ([0-9.]+) secs").matcher(out);
-        if (!matcher.find()) {
-            throw new IllegalStateException("no \"Create VM\" line from " + String.join(" ", command) + ":\n" + out);
-        }
-        return Double.parseDouble(matcher.group(1)) * 1000;
     }
 
     /** Reaction, then idle, then the storm, on one long-running process of each program. */
@@ -174,7 +97,7 @@ final class Run
         finally {
             for (Program program : programs) {
                 if (running.containsKey(program)) {
-                    stop(program, running.get(program), nodes.get(program));
+                    stop(figures, program, running.get(program), nodes.get(program));
                 }
                 nodes.get(program).close();
             }
@@ -239,67 +162,6 @@ final class Run
             put(program, "idle_archive_rss_mib", Proc.archiveRssMib(pid));
             put(program, "threads", Proc.threads(pid));
         }
-    }
-
-    /**
-     * The cost of the periodic check (periodicCheckSeconds), the agent's only wake-up without an event: the agent alone
-     * on an idle node, checking every second instead of every minute, for the idle time. Per check: CPU and wake-ups
-     * of its reconcile thread (/proc), and the bytes that thread allocated (the JVM's own count, {@code jcmd
-     * Thread.print -e}), the count of checks from its metrics. Only the agent started by its launcher on this host:
-     * the image's JVM is not reachable by jcmd from here.
-     */
-    private void periodicCheck()
-            throws Exception
-    {
-        if (!(programs.get(0) instanceof HostProgram agent)) {
-            System.out.println("  periodic check: measured on the host's launcher only; skipped for the image");
-            return;
-        }
-        try (Node node = Node.create(false, 0)) {
-            Path config = Files.writeString(Files.createTempFile("cni-chain-bench-", ".yaml"), "periodicCheckSeconds: 1\n");
-            Path log = logs.resolve(agent.name() + "-periodic.log");
-            long start = System.nanoTime();
-            Program.Running running = agent.start(node, log, List.of("--config", config.toString(), "--log-level", "info"));
-            try {
-                node.awaitPatched(start, running);
-                Thread.sleep(2000);
-                long pid = running.pid();
-                int port = running.healthPort().orElseThrow();
-                double checksBefore = metric(port, "cnichain_periodic_checks_total");
-                MainThread before = MainThread.of(pid, settings.javaHome());
-                System.out.printf("  periodic check every second for %d s%n", settings.idleSeconds());
-                Thread.sleep(settings.idleSeconds() * 1000L);
-                MainThread after = MainThread.of(pid, settings.javaHome());
-                double checks = metric(port, "cnichain_periodic_checks_total") - checksBefore;
-                double missed = metric(port, "cnichain_missed_events_total{what=\"file\"}") + metric(port, "cnichain_missed_events_total{what=\"watch\"}");
-                if (checks < 1 || missed > 0) {
-                    figures.fail(agent.name() + ": " + checks + " periodic checks, " + missed + " missed events on a quiet node");
-                    return;
-                }
-                put(agent, "periodic_check_cpu_us", (after.cpuMillis() - before.cpuMillis()) * 1000 / checks);
-                put(agent, "periodic_check_alloc_kib", (after.allocatedKib() - before.allocatedKib()) / checks);
-                put(agent, "periodic_check_wakeups", (after.switches() - before.switches()) / checks);
-            }
-            finally {
-                stop(agent, running, node);
-                Files.deleteIfExists(config);
-            }
-        }
-    }
-
-    /** One counter of the agent's /metrics. */
-    private static double metric(int port, String name)
-            throws IOException, InterruptedException
-    {
-        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-        for (String line : response.body().lines().toList()) {
-            if (line.startsWith(name + " ")) {
-                return Double.parseDouble(line.substring(name.length() + 1));
-            }
-        }
-        throw new IOException("no " + name + " in the agent's metrics");
     }
 
     /**
@@ -401,7 +263,8 @@ final class Run
         }
     }
 
-    private void stop(Program program, Program.Running running, Node node)
+    /** Stops a program, a correctness failure of the run when the agent's SIGTERM does not end it cleanly. */
+    static void stop(Figures figures, Program program, Program.Running running, Node node)
             throws Exception
     {
         int exit = running.stop();

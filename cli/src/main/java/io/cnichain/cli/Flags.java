@@ -107,8 +107,8 @@ final class Flags
     }
 
     /**
-     * {@code run} read without picocli, whose model of the command line costs the agent's start-up about a third
-     * (the start-up benchmark with this path and without it: docs/performance.md, "The command line"). Only a command
+     * {@code run} read without picocli, whose model of the command line is a large part of the agent's start-up (the
+     * start-up benchmark with this path and without it: docs/performance.md, "The command line"). Only a command
      * line of {@code run} and the flags above ({@code --name value} or {@code --name=value}, each once unless it
      * repeats) is read here, by the same table; anything else (help, an unknown or malformed flag) is picocli's, which
      * reports it as always.

@@ -2,7 +2,6 @@ package io.cnichain.spi;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -43,21 +42,6 @@ public record ConfigEntry(
         if (resolvedFile.isPresent() == problem.isPresent()) {
             throw new IllegalArgumentException("exactly one of resolvedFile and problem must be present for " + path);
         }
-    }
-
-    // Equality written out, component by component as a record's would be: the generated one is linked through method
-    // handles on first use, which costs a Java 17 agent several milliseconds of start-up.
-    @Override
-    public boolean equals(Object other)
-    {
-        return other instanceof ConfigEntry entry && runtimeLoadable == entry.runtimeLoadable && name.equals(entry.name) && path.equals(entry.path)
-                && kind == entry.kind && linkChain.equals(entry.linkChain) && resolvedFile.equals(entry.resolvedFile) && problem.equals(entry.problem);
-    }
-
-    @Override
-    public int hashCode()
-    {
-        return Objects.hash(name, path, kind, linkChain, resolvedFile, problem, runtimeLoadable);
     }
 
     /**

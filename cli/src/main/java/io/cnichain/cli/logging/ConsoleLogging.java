@@ -98,10 +98,9 @@ public final class ConsoleLogging
 
     /**
      * "2026-01-02T03:04:05.678Z" (no fraction on a whole second), as {@code Instant} writes it. By arithmetic for the
-     * years 0 to 9999: {@code Instant.toString()}'s formatter loads about sixty {@code java.time} classes, which the
-     * AOT cache then maps and loads at every start, and its first use cost a JVM with that cache about 3 ms, in the
-     * interpreter, before the first log line. Other years go through {@code Instant}, which writes
-     * them differently.
+     * years 0 to 9999: {@code Instant.toString()}'s formatter loads dozens of {@code java.time} classes, which the AOT
+     * cache then maps and loads at every start, and its first use runs in the interpreter before the first log line.
+     * Other years go through {@code Instant}, which writes them differently.
      */
     static String timestamp(long millis)
     {

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  *
  * <p>A {@link #batch} runs a whole decision (every adapter's detection, then the chosen one's files and warnings) on
  * one such thread: the calls inside it run there directly, each still under its own limit, so a pass pays for one
- * hand-over between threads instead of one per call (each costs the reaction tens to hundreds of microseconds).
+ * hand-over between threads instead of one per call (each a wake-up of another thread, on the reaction's path).
  */
 public final class AdapterCalls
 {
@@ -78,7 +78,7 @@ public final class AdapterCalls
      * agent's own, reads the node only through the core's bounded calls, and a hang in it would be the agent's bug, which
      * {@code /healthz} reports as a stuck pass. The calls inside are not timed; one that throws is reported to its caller
      * as from {@link #call}, so a built-in adapter that throws is still disabled. What it saves is the hand-over to an
-     * adapter-call thread and back, a few hundred microseconds of every pass (docs/performance.md).
+     * adapter-call thread and back, on every pass (docs/performance.md has the figure).
      *
      * @param body the decision; what it throws reaches the caller unchanged
      * @return what it returned

@@ -7,6 +7,7 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.json.CniJson;
+import io.cnichain.core.json.JsonTrees;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -201,7 +202,7 @@ record PluginEntryType() implements SettingType<PluginEntry>
     private static JsonNode tree(YamlValue value)
     {
         try {
-            return CniJson.toTree(value.raw());
+            return JsonTrees.toTree(value.raw());
         }
         catch (IllegalArgumentException e) {
             throw value.error("cannot be written as JSON: " + e.getMessage());

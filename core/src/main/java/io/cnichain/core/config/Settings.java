@@ -2,8 +2,8 @@ package io.cnichain.core.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.fs.BoundedFileReader;
-import io.cnichain.core.json.CniJson;
 import io.cnichain.core.json.GoJsonParser;
+import io.cnichain.core.json.JsonTrees;
 
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -75,7 +75,7 @@ public final class Settings
             new SettingType.OneOf(Set.of("https", "http")), "https", "API server URL scheme, `https` or `http`");
     public static final Setting<String> API_SERVER_HOST = Setting.environmentOnlyWithoutDefault("KUBERNETES_SERVICE_HOST", new ApiServerHost(),
             "set by Kubernetes", "API server host: an IPv4 address, an IPv6 address (the URL adds brackets) or a DNS name");
-    public static final Setting<String> API_SERVER_PORT = Setting.environmentOnlyWithoutDefault("KUBERNETES_SERVICE_PORT", new SettingType.PortNumber(),
+    public static final Setting<String> API_SERVER_PORT = Setting.environmentOnlyWithoutDefault("KUBERNETES_SERVICE_PORT", new NetworkTypes.PortNumber(),
             "set by Kubernetes", "API server port");
     public static final Setting<Map<String, Map<String, String>>> ADAPTER_SETTINGS = Setting.of("adapters", new AdapterTypes.SettingsByAdapter(),
             Map.of(), "per-adapter settings; unknown keys are errors naming the adapter");
@@ -88,10 +88,10 @@ public final class Settings
             "`text` or `json`").commonFlag("--log-format", "FORMAT");
     public static final Setting<Long> HEALTH_PORT = Setting.of("healthPort", new SettingType.WholeNumber(0, 65535),
             (long) ConfigLoader.DEFAULT_HEALTH_PORT, "the agent's health and metrics port, `0` disables").runFlag("--health-port", "PORT");
-    public static final Setting<String> HEALTH_ADDRESS = Setting.of("healthAddress", new SettingType.IpAddress(), ConfigLoader.DEFAULT_HEALTH_ADDRESS,
+    public static final Setting<String> HEALTH_ADDRESS = Setting.of("healthAddress", new NetworkTypes.IpAddress(), ConfigLoader.DEFAULT_HEALTH_ADDRESS,
             "the address the health port listens on: loopback by default (the probes say `host: 127.0.0.1`), so that no pod can reach, "
                     + "stall or read it; `0.0.0.0` or the node's address to open all three to others").runFlag("--health-address", "IP");
-    public static final Setting<String> METRICS_ADDRESS = Setting.of("metricsAddress", new SettingType.ListenAddress(), "",
+    public static final Setting<String> METRICS_ADDRESS = Setting.of("metricsAddress", new NetworkTypes.ListenAddress(), "",
             "an address and port (`10.0.0.7:9471`, `[::]:9471`) where a listener of its own serves `/metrics` alone, for a scraper "
                     + "elsewhere; empty: `/metrics` only on the health listener").runFlag("--metrics-address", "IP:PORT");
     public static final Setting<CleanupMode> CLEANUP_ON_SHUTDOWN = Setting.of("cleanupOnShutdown", new SettingType.CleanupModes(), CleanupMode.AUTO,
@@ -175,7 +175,7 @@ public final class Settings
 
     private static PluginEntry linkerdEntry()
     {
-        // Read by our own parser: Jackson's would cost the start-up BigDecimal's initialization (CniJson.toTree).
-        return new PluginEntry((ObjectNode) CniJson.toTree(GoJsonParser.parse(PluginEntry.LINKERD_DEFAULT)), "built-in default (Linkerd)");
+        // Read by our own parser: Jackson's would cost the start-up BigDecimal's initialization (JsonTrees.toTree).
+        return new PluginEntry((ObjectNode) JsonTrees.toTree(GoJsonParser.parse(PluginEntry.LINKERD_DEFAULT)), "built-in default (Linkerd)");
     }
 }

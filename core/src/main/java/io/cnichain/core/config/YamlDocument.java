@@ -90,8 +90,8 @@ final class YamlDocument
 
     /**
      * What {@code new Yaml(new SafeConstructor(options)).load(text)} does, without the {@code Yaml} facade: the facade
-     * also builds a representer for dumping (its classes, its property introspection and {@code java.beans}), about 40
-     * classes the agent never uses, which the AOT cache would otherwise load at every start.
+     * also builds a representer for dumping (its classes, its property introspection and {@code java.beans}), classes
+     * the agent never uses, which the AOT cache would otherwise load at every start.
      */
     private static Object load(String text, LoaderOptions options)
     {

@@ -143,7 +143,7 @@ public final class DropIns
         if (networkName.indexOf('\0') >= 0) {
             return Optional.empty();
         }
-        // Leading slashes dropped by hand: a regular expression here was compiled again on every pass.
+        // Leading slashes dropped by hand: String.replaceAll would compile its pattern again on every pass.
         int start = 0;
         while (start < networkName.length() && networkName.charAt(start) == '/') {
             start++;

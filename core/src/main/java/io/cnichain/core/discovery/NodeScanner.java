@@ -155,7 +155,7 @@ public final class NodeScanner
     /**
      * What is at the path (a link counts), the last link not followed, as {@code Files.exists} without following links
      * answers, but without the exception it throws inside for a name that is gone, as a primary's renamed temp file is
-     * after every rewrite: its stack trace cost each pass more than the call. The resolver takes the answer from here.
+     * after every rewrite: its stack trace costs a pass more than the call. The resolver takes the answer from here.
      */
     private static OptionalInt modeOf(Path path)
     {

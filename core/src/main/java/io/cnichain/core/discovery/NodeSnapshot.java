@@ -1,7 +1,5 @@
 package io.cnichain.core.discovery;
 
-import io.cnichain.core.CniChainException;
-import io.cnichain.core.ErrorCode;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.fs.SymlinkResolver;
@@ -39,17 +37,14 @@ public final class NodeSnapshot
     private final Optional<String> listingProblem;
     /** Entries whose names the JVM cannot name (not valid in its path encoding): reported, never opened. */
     private final List<FileSystemCalls.EntryName> unnameable;
-    /** Parses kept across the agent's passes; none for a one-shot command's snapshot. */
-    private final Optional<ParseCache> cache;
-    // Concurrent: adapters run on the guard's threads, and a call abandoned after its time limit may still be
-    // reading through this snapshot while the engine goes on with it.
-    private final Map<LoadKey, Loaded> loaded = new ConcurrentHashMap<>();
-    /** What libcni 1.3 appends to each runtime-loadable list, by entry name, read when first asked. */
-    private final Map<String, DropIns.Reading> dropIns = new ConcurrentHashMap<>();
     /** Files the runtime reads but we may not write (outside the allowed roots), by entry path. */
     private final Map<Path, Path> readableOnly;
-    /** Bytes read for {@link #contentOf} before any parse of them: the parse takes them instead of reading again. */
-    private final Map<Path, byte[]> readFirst = new ConcurrentHashMap<>();
+    private final TargetReads reads;
+    /**
+     * What libcni 1.3 appends to each runtime-loadable list, by entry name, read when first asked. Concurrent, as
+     * {@link TargetReads}'s maps are: adapters read through this snapshot on the guard's threads.
+     */
+    private final Map<String, DropIns.Reading> dropIns = new ConcurrentHashMap<>();
 
     NodeSnapshot(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader, Map<String, ConfigEntry> entries,
             Map<Path, Path> readableOnly, Optional<String> listingProblem, List<FileSystemCalls.EntryName> unnameable, Optional<ParseCache> cache)
@@ -69,7 +64,7 @@ public final class NodeSnapshot
         this.entries = entries;
         this.entryList = entryList;
         this.listingProblem = listingProblem;
-        this.cache = cache;
+        this.reads = new TargetReads(layout, reader, readableOnly, cache);
     }
 
     static NodeSnapshot take(NodeLayout layout, SymlinkResolver resolver, BoundedFileReader reader)
@@ -148,71 +143,7 @@ public final class NodeSnapshot
      */
     public Loaded load(ConfigEntry entry)
     {
-        if (cache.isPresent() && !entry.runtimeLoadable() && !entry.isSymlink() && entry.path().getParent().equals(layout.confDir())) {
-            // An adapter looking through thousands of other files: one look-up each.
-            Loaded trusted = cache.get().trusted(entry.name());
-            if (trusted != null) {
-                return trusted;
-            }
-        }
-        Optional<Path> readable = entry.resolvedFile();
-        if (readable.isEmpty()) {
-            readable = Optional.ofNullable(readableOnly.get(entry.path()));
-        }
-        if (readable.isEmpty()) {
-            return new Loaded(Optional.empty(), Optional.empty(),
-                    new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()));
-        }
-        Path target = readable.get();
-        String loadName = loadName(entry, target);
-        LoadKey key = new LoadKey(loadName, target);
-        Loaded known = loaded.get(key);
-        if (known != null) {
-            return known;
-        }
-        // Two threads may both read it (rarely: the adapters' thread and the loop's); the first read stays.
-        Loaded read = read(target, loadName);
-        Loaded first = loaded.putIfAbsent(key, read);
-        return first != null ? first : read;
-    }
-
-    /** The name a target is parsed under: the one the runtime loads it by (the link's name decides the format). */
-    private static String loadName(ConfigEntry entry, Path target)
-    {
-        return entry.runtimeLoadable() ? entry.name() : target.getFileName().toString();
-    }
-
-    private Loaded read(Path target, String loadName)
-    {
-        Path container = layout.host().toContainer(target);
-        if (cache.isPresent()) {
-            return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName));
-        }
-        return readNow(container, target, loadName);
-    }
-
-    private Loaded readNow(Path container, Path target, String loadName)
-    {
-        byte[] bytes = readFirst.get(target);
-        try {
-            if (bytes == null) {
-                bytes = reader.read(container, target);
-            }
-        }
-        catch (CniChainException e) {
-            ParseResult.Reason reason = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Reason.TOO_LARGE : ParseResult.Reason.UNREADABLE;
-            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(reason, e.getMessage()));
-        }
-        try {
-            LoadedConfig config = CniConfigParser.parse(loadName, bytes);
-            return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()));
-        }
-        catch (CniConfigParser.TooComplex e) {
-            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.TOO_LARGE, target + ": " + e.getMessage()));
-        }
-        catch (CniConfigParser.InvalidConfigException e) {
-            return new Loaded(Optional.of(bytes), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
-        }
+        return reads.load(entry);
     }
 
     /**
@@ -224,25 +155,7 @@ public final class NodeSnapshot
      */
     public Optional<byte[]> contentOf(ConfigEntry entry)
     {
-        Optional<Path> target = entry.resolvedFile();
-        if (target.isEmpty()) {
-            return Optional.empty();
-        }
-        Loaded known = loaded.get(new LoadKey(loadName(entry, target.get()), target.get()));
-        if (known != null) {
-            return known.bytes();
-        }
-        byte[] bytes = readFirst.get(target.get());
-        if (bytes == null) {
-            try {
-                bytes = reader.read(layout.host().toContainer(target.get()), target.get());
-            }
-            catch (CniChainException e) {
-                return Optional.empty();
-            }
-            readFirst.putIfAbsent(target.get(), bytes);
-        }
-        return Optional.of(bytes);
+        return reads.contentOf(entry);
     }
 
     @Override
@@ -375,25 +288,7 @@ public final class NodeSnapshot
      */
     public Optional<Loaded> loadedAlready(String loadName, Path target)
     {
-        return Optional.ofNullable(loaded.get(new LoadKey(loadName, target)));
-    }
-
-    private record LoadKey(String loadName, Path target)
-    {
-        // Written out: a record's own equals and hashCode go through method handles, which the agent's C1-only JIT
-        // calls slowly; with thousands of entries they are on the reaction path (the benchmark's link chain with
-        // thousands of entries: docs/performance.md).
-        @Override
-        public boolean equals(Object other)
-        {
-            return other instanceof LoadKey key && loadName.equals(key.loadName) && target.equals(key.target);
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return 31 * loadName.hashCode() + target.hashCode();
-        }
+        return reads.loadedAlready(loadName, target);
     }
 
     /**

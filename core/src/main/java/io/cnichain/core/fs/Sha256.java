@@ -4,8 +4,9 @@ package io.cnichain.core.fs;
  * SHA-256 (FIPS 180-4), for the two digests the agent keeps: its configuration file's and the binaries' it copied.
  * <p>
  * Written out instead of {@code MessageDigest.getInstance("SHA-256")}: the JDK's look-up initialises the security
- * providers (it reads {@code java.security} and registers each provider's services): 11-15 ms of every start, in
- * the interpreter, ahead of the first patch, measured in a JVM with an AOT cache. {@code Sha256Test} checks it against the JDK's on inputs around every block boundary.
+ * providers (it reads {@code java.security} and registers each provider's services), work every start would do in
+ * the interpreter, ahead of the first patch. {@code Sha256Test} checks it against the JDK's on inputs around every block
+ * boundary.
  */
 public final class Sha256
 {

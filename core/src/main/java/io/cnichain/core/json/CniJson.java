@@ -21,10 +21,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -39,8 +36,6 @@ import java.util.Map;
 public final class CniJson
 {
     private static final JsonFactory FACTORY = new JsonFactory();
-    /** Upper case, as Jackson writes the hex digits of an escape. */
-    private static final String HEX = "0123456789ABCDEF";
     private static final JsonFactory STRICT = JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     // Numbers exactly as written: floats as decimals with their trailing zeros, integers as small as they fit.
     private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
@@ -176,181 +171,10 @@ public final class CniJson
         return serialize(node, false);
     }
 
-    /** @return a string value as JSON writes it: quoted and escaped */
-    public static String quote(String value)
-    {
-        StringBuilder out = new StringBuilder(value.length() + 2);
-        appendQuoted(value, out);
-        return out.toString();
-    }
-
-    /**
-     * Appends a string value as {@link #compact} writes it, quoted and escaped as Jackson's generator escapes by default:
-     * a quote and a backslash by a backslash, the control characters below U+0020 by their short escape ({@code \b},
-     * {@code \t}, {@code \n}, {@code \f}, {@code \r}) or a six-character escape of four upper-case hex digits, everything else as it is. Without a
-     * generator: rendering our entry into a file made one per key and per value, each pass, interpreted.
-     *
-     * @param value a string
-     * @param out   where it goes
-     */
-    public static void appendQuoted(String value, StringBuilder out)
-    {
-        out.append('"');
-        int plain = 0;
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c >= 0x20 && c != '"' && c != '\\') {
-                continue;
-            }
-            out.append(value, plain, i).append('\\');
-            switch (c) {
-                case '"', '\\' -> out.append(c);
-                case '\b' -> out.append('b');
-                case '\t' -> out.append('t');
-                case '\n' -> out.append('n');
-                case '\f' -> out.append('f');
-                case '\r' -> out.append('r');
-                default -> out.append("u00").append(HEX.charAt(c >> 4)).append(HEX.charAt(c & 0xf));
-            }
-            plain = i + 1;
-        }
-        out.append(value, plain, value.length()).append('"');
-    }
-
-    /**
-     * Appends a value that is not an object or an array as {@link #compact} writes it: strings, integers, booleans and
-     * null by hand ({@link #appendQuoted}), any other number through the generator.
-     *
-     * @param node a scalar
-     * @param out  where it goes
-     */
-    public static void appendScalar(JsonNode node, StringBuilder out)
-    {
-        switch (node.getNodeType()) {
-            case STRING -> appendQuoted(node.textValue(), out);
-            case BOOLEAN -> out.append(node.booleanValue());
-            case NULL -> out.append("null");
-            case NUMBER -> {
-                JsonParser.NumberType type = node.numberType();
-                if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) {
-                    out.append(node.longValue());
-                }
-                else {
-                    out.append(compact(node));
-                }
-            }
-            default -> out.append(compact(node));
-        }
-    }
-
-    /**
-     * The tree {@link #parse} makes of a document, made from what {@link GoJsonParser} read of it: the same nodes,
-     * numbers included, the last of duplicate keys winning. For JSON the agent holds itself (the built-in entry):
-     * Jackson's first parser initializes {@code BigDecimal}, whose static initializer computes 5^65536 on Java 25,
-     * about 20 ms of the agent's start-up in the interpreter. Our own parser needs no {@code BigDecimal}.
-     *
-     * @param value a document as our parser read it
-     * @return its tree
-     */
-    public static JsonNode toTree(JsonValue value)
-    {
-        if (value instanceof JsonValue.JObject object) {
-            ObjectNode node = NODES.objectNode();
-            for (JsonValue.Member member : object.members()) {
-                node.set(member.key(), toTree(member.value()));
-            }
-            return node;
-        }
-        if (value instanceof JsonValue.JArray array) {
-            ArrayNode node = NODES.arrayNode();
-            for (JsonValue element : array.elements()) {
-                node.add(toTree(element));
-            }
-            return node;
-        }
-        if (value instanceof JsonValue.JString string) {
-            return NODES.textNode(string.value());
-        }
-        if (value instanceof JsonValue.JNumber number) {
-            return number(number.text());
-        }
-        if (value instanceof JsonValue.JBool bool) {
-            return NODES.booleanNode(bool.value());
-        }
-        return NODES.nullNode();
-    }
-
-    /** As Jackson's parser types a number: an int, a long or a big integer as it fits; a fraction or exponent, a decimal. */
-    private static JsonNode number(String text)
-    {
-        if (text.indexOf('.') >= 0 || text.indexOf('e') >= 0 || text.indexOf('E') >= 0) {
-            return NODES.numberNode(new BigDecimal(text));
-        }
-        if (text.length() >= 19) {
-            // Nineteen characters or more may not fit in a long.
-            BigInteger big = new BigInteger(text);
-            if (big.bitLength() >= Long.SIZE) {
-                return NODES.numberNode(big);
-            }
-        }
-        long number = Long.parseLong(text);
-        return number == (int) number ? NODES.numberNode((int) number) : NODES.numberNode(number);
-    }
-
-    /** The factory of the nodes this class reads, for trees built in code. */
+    /** The factory of the nodes this class reads, for trees built in code ({@link JsonTrees}). */
     public static JsonNodeFactory nodes()
     {
         return NODES;
-    }
-
-    /**
-     * A value as snakeyaml or the JDK holds it, as a tree: maps (their keys as strings), lists, strings, numbers,
-     * booleans and null. A floating-point number becomes the decimal its shortest text names ({@code 0.1}, not the
-     * binary fraction nearest to it).
-     *
-     * @throws IllegalArgumentException for any other type, naming it
-     */
-    public static JsonNode toTree(Object value)
-    {
-        if (value == null) {
-            return NODES.nullNode();
-        }
-        if (value instanceof Map<?, ?> map) {
-            ObjectNode object = NODES.objectNode();
-            map.forEach((key, child) -> object.set(String.valueOf(key), toTree(child)));
-            return object;
-        }
-        if (value instanceof List<?> list) {
-            ArrayNode array = NODES.arrayNode();
-            list.forEach(child -> array.add(toTree(child)));
-            return array;
-        }
-        if (value instanceof String text) {
-            return NODES.textNode(text);
-        }
-        if (value instanceof Boolean bool) {
-            return NODES.booleanNode(bool);
-        }
-        if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
-            return NODES.numberNode(((Number) value).intValue());
-        }
-        if (value instanceof Long number) {
-            return NODES.numberNode(number.longValue());
-        }
-        if (value instanceof BigInteger number) {
-            return NODES.numberNode(number);
-        }
-        if (value instanceof BigDecimal number) {
-            return NODES.numberNode(number);
-        }
-        if (value instanceof Double || value instanceof Float) {
-            double number = ((Number) value).doubleValue();
-            if (Double.isNaN(number) || Double.isInfinite(number)) {
-                throw new IllegalArgumentException(number + " has no JSON form");
-            }
-            return NODES.numberNode(BigDecimal.valueOf(number));
-        }
-        throw new IllegalArgumentException("a " + value.getClass().getSimpleName() + " has no JSON form here");
     }
 
     private static String serialize(JsonNode node, boolean pretty)

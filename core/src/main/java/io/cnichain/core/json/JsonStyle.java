@@ -100,7 +100,7 @@ public record JsonStyle(Optional<String> indent, String keySeparator, String ite
                 Map.Entry<String, JsonNode> field = fields.next();
                 separate(firstField, base, out);
                 firstField = false;
-                CniJson.appendQuoted(field.getKey(), out);
+                JsonScalars.appendQuoted(field.getKey(), out);
                 out.append(keySeparator);
                 write(field.getValue(), base + indent.orElse(""), out);
             }
@@ -123,7 +123,7 @@ public record JsonStyle(Optional<String> indent, String keySeparator, String ite
             out.append(']');
         }
         else {
-            CniJson.appendScalar(node, out);
+            JsonScalars.appendScalar(node, out);
         }
     }
 

@@ -27,7 +27,7 @@ public final class OriginalBytes
         String before = decode(original);
         if (Arrays.equals(original, before.getBytes(StandardCharsets.UTF_8))) {
             // Valid UTF-8 throughout, as nearly every file is: the encoded text is the file. Asked first: the offsets
-            // below decode the file a character at a time, which cost every write more than the rest of this.
+            // below decode the file a character at a time, which costs a write more than the rest of this.
             return edited;
         }
         int[] starts = charStarts(original);

@@ -3,8 +3,9 @@ package io.cnichain.core.patch;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
-import io.cnichain.core.json.CniJson;
+import io.cnichain.core.json.JsonScalars;
 import io.cnichain.core.json.JsonStyle;
+import io.cnichain.core.json.JsonTrees;
 import io.cnichain.core.json.JsonValue;
 import io.cnichain.core.json.JsonValue.JArray;
 import io.cnichain.core.json.JsonValue.JString;
@@ -54,7 +55,7 @@ public final class Patcher
             JsonValue element = plugins.elements().get(ours);
             // Already what we would write, in another key order or layout (Linkerd's Go installer sorts keys): the
             // plugin decodes the same, and a rewrite would only wake the other installer to undo it.
-            if (CniJson.toTree(element).equals(entry)) {
+            if (JsonTrees.toTree(element).equals(entry)) {
                 return changed ? Optional.of(text) : Optional.empty();
             }
             String rendered = render(style, current, element.start(), entry);
@@ -252,7 +253,7 @@ public final class Patcher
 
     private static String quote(String value)
     {
-        return CniJson.quote(value);
+        return JsonScalars.quote(value);
     }
 
     /**

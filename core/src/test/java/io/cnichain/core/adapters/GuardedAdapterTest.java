@@ -153,7 +153,7 @@ class GuardedAdapterTest
     @Test
     void aListWhoseSizeNeverReturnsHangsOnlyTheGuardedCall()
     {
-        // Copied inside the call, under its time limit: before, the copy ran on the engine's thread, with no limit.
+        // Copied inside the call, under its time limit: on the engine's thread, the copy would have no limit.
         Scripted raw = new Scripted("slow-list", () -> {})
         {
             @Override

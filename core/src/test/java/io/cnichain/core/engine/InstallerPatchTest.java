@@ -99,8 +99,8 @@ class InstallerPatchTest
     @Test
     void aConversionNeverReplacesAListOfTheSameNameThatIsNotOurs()
     {
-        // Another network's list, named as the conversion's would be: before, it was overwritten, and uninstall then
-        // deleted it.
+        // Another network's list, named as the conversion's would be: overwriting it would lose that network, and
+        // uninstall would then delete it.
         node.write("05-cilium.conf", TestNode.CILIUM_CONF);
         String other = TestNode.CALICO.replace("k8s-pod-network", "another-network");
         node.write("05-cilium.conflist", other);

@@ -78,7 +78,7 @@ class BinaryInstallerTest
     void aHostBinaryOfTheSameNameIsNeitherReplacedNorRemoved()
             throws IOException
     {
-        // The image carries a bridge too; the host's stays the host's (before, install replaced it and uninstall deleted it).
+        // The image carries a bridge too; the host's stays the host's: install must not replace it, nor uninstall delete it.
         Files.writeString(node.imageBinDir().resolve("bridge"), "the image's bridge");
         Path hosts = node.binDir().resolve("bridge");
         Files.writeString(hosts, "the host's bridge");

@@ -78,7 +78,7 @@ class PluginJarLoaderTest
         assertThat(acme.adapter().detect(TestNode.create(temp.resolve("node")).snapshot(), AdapterSettings.empty("x")).evidence()).containsExactly("acme seen");
     }
 
-    /** 100 MiB of blank lines in a services file held start-up for 17.8 s: past 64 KiB it is refused, at once. */
+    /** Megabytes of blank lines in a services file would hold start-up while they are read: past 64 KiB it is refused, at once. */
     @Test
     void aServicesFilePaddedToMegabytesIsRefusedUnread()
     {

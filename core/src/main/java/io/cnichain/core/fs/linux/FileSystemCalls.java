@@ -29,9 +29,9 @@ public interface FileSystemCalls
     }
 
     /**
-     * Makes the choice on a thread of its own, now: the kernel's calls cost the JVM about 100 ms to link (a downcall
-     * stub and its method handles, which no class-data archive keeps), time the command line and the configuration
-     * can use meanwhile. The first {@link #get()} waits for it.
+     * Makes the choice on a thread of its own, now: linking the kernel's calls is slow work for the JVM (a downcall stub
+     * and its method handles, which no class-data archive keeps), and the command line and the configuration can be
+     * read meanwhile. The first {@link #get()} waits for it.
      */
     static void prepareInBackground()
     {
@@ -94,8 +94,9 @@ public interface FileSystemCalls
             return Math.max(modifiedNanos, changedNanos);
         }
 
-        // Written out: a record's own equals and hashCode go through method handles, which the agent's C1-only JIT calls
-        // slowly, and this one is compared for every file a pass looks at.
+        // Written out: a record's own equals and hashCode are linked through method handles at their first call, which
+        // spins classes the AOT cache does not keep, in the interpreter, before the agent's first patch; and the agent's
+        // C1-only JIT calls them slowly. This one is compared for every file a pass looks at.
         @Override
         public boolean equals(Object other)
         {

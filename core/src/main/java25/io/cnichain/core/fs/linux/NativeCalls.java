@@ -8,24 +8,24 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
+import static io.cnichain.core.fs.linux.Errno.EINTR;
+import static io.cnichain.core.fs.linux.Errno.ELOOP;
+import static io.cnichain.core.fs.linux.Errno.ENOENT;
+import static io.cnichain.core.fs.linux.Errno.ENOSYS;
+import static io.cnichain.core.fs.linux.Errno.ENOTDIR;
+import static io.cnichain.core.fs.linux.Errno.EPERM;
+import static io.cnichain.core.fs.linux.Errno.EXDEV;
+import static io.cnichain.core.fs.linux.Errno.failure;
+import static io.cnichain.core.fs.linux.Errno.refused;
 import static io.cnichain.core.fs.linux.Kernel.AT_FDCWD;
-import static io.cnichain.core.fs.linux.Kernel.D_RECLEN;
 import static io.cnichain.core.fs.linux.Kernel.DIRENT64;
-import static io.cnichain.core.fs.linux.Kernel.EINTR;
-import static io.cnichain.core.fs.linux.Kernel.ELOOP;
-import static io.cnichain.core.fs.linux.Kernel.EPERM;
-import static io.cnichain.core.fs.linux.Kernel.ENOENT;
-import static io.cnichain.core.fs.linux.Kernel.ENOSYS;
-import static io.cnichain.core.fs.linux.Kernel.ENOTDIR;
-import static io.cnichain.core.fs.linux.Kernel.EXDEV;
+import static io.cnichain.core.fs.linux.Kernel.D_RECLEN;
 import static io.cnichain.core.fs.linux.Kernel.O_CLOEXEC;
 import static io.cnichain.core.fs.linux.Kernel.O_RDONLY;
 import static io.cnichain.core.fs.linux.Kernel.RENAME_NOREPLACE;
-import static io.cnichain.core.fs.linux.Kernel.call;
 import static io.cnichain.core.fs.linux.Kernel.cString;
+import static io.cnichain.core.fs.linux.Kernel.call;
 import static io.cnichain.core.fs.linux.Kernel.errno;
-import static io.cnichain.core.fs.linux.Kernel.failure;
-import static io.cnichain.core.fs.linux.Kernel.refused;
 
 /**
  * The kernel's calls through the Foreign Function &amp; Memory API ({@link Kernel}). Compiled for Java 25 only;
@@ -53,7 +53,7 @@ public final class NativeCalls
      */
     public static FileSystemCalls load()
     {
-        NativeCalls calls = new NativeCalls(new Kernel(Kernel.Architecture.current()));
+        NativeCalls calls = new NativeCalls(new Kernel(Architecture.current()));
         calls.probe();
         return calls;
     }

@@ -10,11 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import static io.cnichain.core.fs.linux.Kernel.call;
+import static io.cnichain.core.fs.linux.Errno.failure;
+import static io.cnichain.core.fs.linux.Errno.name;
 import static io.cnichain.core.fs.linux.Kernel.cString;
+import static io.cnichain.core.fs.linux.Kernel.call;
 import static io.cnichain.core.fs.linux.Kernel.errno;
-import static io.cnichain.core.fs.linux.Kernel.failure;
-import static io.cnichain.core.fs.linux.Kernel.name;
 
 /** A directory held by its descriptor: renames and attribute copies between its entries, never through a link. */
 final class NativeDirectory
@@ -60,11 +60,11 @@ final class NativeDirectory
                 return null;
             }
             int error = errno(state);
-            if (error == Kernel.EINVAL || error == Kernel.EOPNOTSUPP || error == Kernel.ENOSYS) {
+            if (error == Errno.EINVAL || error == Errno.EOPNOTSUPP || error == Errno.ENOSYS) {
                 // A file system (overlay of old kernels, some FUSE) without the flag.
                 throw new UnsupportedOperationException(path + ": the file system cannot renameat2 with flags " + flags);
             }
-            if (error == Kernel.EEXIST) {
+            if (error == Errno.EEXIST) {
                 throw new FileAlreadyExistsException(path.resolve(to).toString());
             }
             throw failure("renameat2", path.resolve(from), error);
@@ -81,7 +81,7 @@ final class NativeDirectory
                 return Optional.of(status);
             }
             int error = errno(state);
-            if (error == Kernel.ENOENT) {
+            if (error == Errno.ENOENT) {
                 return Optional.empty();
             }
             throw failure("statx", path.resolve(name), error);
@@ -107,7 +107,7 @@ final class NativeDirectory
                 return true;
             }
             int error = errno(state);
-            if (error == Kernel.ENOENT) {
+            if (error == Errno.ENOENT) {
                 return false;
             }
             throw failure("unlinkat", path.resolve(name), error);
@@ -142,7 +142,7 @@ final class NativeDirectory
             try {
                 // Most files have none: asked for the size of the list first, nothing else is opened or allocated then.
                 long listed = kernel.flistxattr(state, source, MemorySegment.NULL);
-                if (listed == 0 || listed < 0 && errno(state) == Kernel.EOPNOTSUPP) {
+                if (listed == 0 || listed < 0 && errno(state) == Errno.EOPNOTSUPP) {
                     return new FileSystemCalls.CopiedAttributes(List.of(), List.of());
                 }
                 int target = openFile(arena, state, to);
@@ -178,7 +178,7 @@ final class NativeDirectory
         if (length < 0) {
             int error = errno(state);
             // Not a reason to refuse the write: what could not be kept is said, as for one attribute.
-            return new FileSystemCalls.CopiedAttributes(List.of(), error == Kernel.EOPNOTSUPP ? List.of()
+            return new FileSystemCalls.CopiedAttributes(List.of(), error == Errno.EOPNOTSUPP ? List.of()
                     : List.of("its attributes (cannot be listed: " + name(error) + ")"));
         }
         List<String> kept = new ArrayList<>();
@@ -192,7 +192,7 @@ final class NativeDirectory
             long size = kernel.fgetxattr(state, source, name, value);
             if (size < 0) {
                 int error = errno(state);
-                if (error != Kernel.ENODATA) {  // removed since it was listed: nothing to keep
+                if (error != Errno.ENODATA) {  // removed since it was listed: nothing to keep
                     notKept.add(shown + " (cannot be read: " + name(error) + ")");
                 }
                 continue;
