@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * TLS API server ({@link StandInApi}), and the chart's probes ({@code /readyz} every 5 s, {@code /healthz} every 10 s,
  * 2 s each). The modes run side by side, each on its own node, idle for the idle time once patched; every figure is the
  * median over the runs. Beside the agent's own resident memory at the end, the peak of the agent and its children
- * together (its calls to the API server run in child processes), sampled every 20 ms from its start: what the
- * container's memory limit must hold.
+ * together (its calls to the API server run in child processes; the sum of their Pss), sampled every 20 ms from its
+ * start: what the container's memory limit must hold.
  *
  * <pre>java -jar bench/target/cni-chain-bench.jar --only daemonset</pre>
  */
@@ -77,7 +77,7 @@ final class DaemonSetMemory
                         double mib = Proc.rssMib(agent.process.pid(), "VmRSS");
                         rss.computeIfAbsent(agent.mode, m -> new ArrayList<>()).add(mib);
                         peaks.computeIfAbsent(agent.mode, m -> new ArrayList<>()).add(agent.peakMib.get());
-                        System.out.printf("  %-14s %6.1f MiB resident, %6.1f MiB peak with its children, %d probes failed%n", agent.mode, mib,
+                        System.out.printf("  %-14s %6.1f MiB resident, %6.1f MiB peak Pss with its children, %d probes failed%n", agent.mode, mib,
                                 agent.peakMib.get(), agent.failedProbes.get());
                     }
                 }
@@ -89,7 +89,7 @@ final class DaemonSetMemory
             }
             System.out.printf("%nidle resident memory in the chart's configuration, median of %d run(s), %d s idle (stand-in API server: %d requests)%n",
                     settings.runs(), settings.idleSeconds(), api.requests());
-            System.out.println("| mode | RSS MiB, idle | above no API | peak MiB, with its children |");
+            System.out.println("| mode | RSS MiB, idle | above no API | peak Pss MiB, with its children |");
             System.out.println("|---|---|---|---|");
             double base = median(rss.get(Mode.NO_API));
             for (Map.Entry<Mode, List<Double>> entry : rss.entrySet()) {
@@ -200,14 +200,17 @@ final class DaemonSetMemory
             node.close();
         }
 
-        /** The largest sum of the resident memory of the agent and every process under it, as a cgroup would count it. */
+        /**
+         * The largest sum of the Pss of the agent and every process under it, as the container's cgroup counts it: a page
+         * both map (the runtime's libraries, its module image, the AOT cache) is charged once.
+         */
         private static void samplePeak(ProcessHandle agent, AtomicBoolean running, java.util.concurrent.atomic.AtomicReference<Double> peak)
         {
             while (running.get() && agent.isAlive()) {
                 double total = 0;
                 for (ProcessHandle process : java.util.stream.Stream.concat(java.util.stream.Stream.of(agent), agent.descendants()).toList()) {
                     try {
-                        total += Proc.rssMib(process.pid(), "VmRSS");
+                        total += Proc.pssMib(process.pid());
                     }
                     catch (IOException | RuntimeException e) {
                         // gone between the listing and the read

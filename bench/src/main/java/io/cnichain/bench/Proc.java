@@ -27,6 +27,18 @@ final class Proc
         throw new IOException("no " + field + " in /proc/" + pid + "/status");
     }
 
+    /** Proportional set size in MiB ({@code /proc/PID/smaps_rollup}): a page shared with N processes counts 1/N. */
+    static double pssMib(long pid)
+            throws IOException
+    {
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "smaps_rollup"))) {
+            if (line.startsWith("Pss:")) {
+                return Long.parseLong(line.replaceAll("\\D", "")) / 1024.0;
+            }
+        }
+        throw new IOException("no Pss in /proc/" + pid + "/smaps_rollup");
+    }
+
     /**
      * Resident memory of the class-data archive the JVM mapped (its AOT cache, or the JDK's default archive): the
      * {@code Rss} of every mapping of a {@code .jsa} file in /proc/PID/smaps, in MiB.

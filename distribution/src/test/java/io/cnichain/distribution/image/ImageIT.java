@@ -219,10 +219,10 @@ class ImageIT
             MemorySampler.Peaks peaks = memory.stop();
             long limit = AgentResources.memoryLimitBytes() / 1024;
             Steps.say("agent in the image with the start-up taint and the decision on SIGTERM: " + afterTaint / 1024 + " MiB resident after the taint's "
-                    + "removal, the agent's peak " + peaks.agentKib() / 1024 + " MiB, the container's peak (every process) " + peaks.totalKib() / 1024
+                    + "removal, the agent's peak " + peaks.agentKib() / 1024 + " MiB, the container's peak (every process's Pss) " + peaks.totalKib() / 1024
                     + " MiB, " + peaks.processes() + " process(es) at most (limit " + limit / 1024 + " MiB)");
             assertThat(agent.logs()).contains("SIGTERM: leaving our CNI entries, kubeconfig and binaries in place: DaemonSet cni-chain/cni-chain exists");
-            assertThat(peaks.totalKib()).as("peak resident KiB of every process of the container, below the DaemonSet's memory limit").isLessThan(limit);
+            assertThat(peaks.totalKib()).as("peak KiB of every process of the container (Pss), below the DaemonSet's memory limit").isLessThan(limit);
             assertThat(RuntimeNode.pluginTypes(RuntimeNode.json(primary.installedFile()))).endsWith(RuntimeNode.PLUGIN);
             assertThat(node.installedPlugin()).exists();
             assertThat(node.kubeconfig()).exists();

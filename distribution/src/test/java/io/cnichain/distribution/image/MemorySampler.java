@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Samples every 20 ms the resident memory of a process and of all its descendants (a container's processes, seen from
- * the host), keeping the peaks: what a cgroup's memory limit counts, process by process.
+ * Samples every 20 ms the memory of a process and of all its descendants (a container's processes, seen from the host),
+ * keeping the peaks. The container's figure sums each process's proportional set size (Pss): a page the agent and a
+ * child both map (the Java runtime's libraries, its module image, the AOT cache) is one page of the container's cgroup,
+ * charged once, where a sum of resident sizes would count it once per process.
  */
 final class MemorySampler
 {
@@ -55,10 +57,11 @@ final class MemorySampler
             for (long each : pids) {
                 long hwm = field(each, "VmHWM");
                 long rss = field(each, "VmRSS");
-                if (rss >= 0) {
+                long pss = pss(each);
+                if (rss >= 0 && pss >= 0) {
                     alive++;
-                    // A child that lived between two samples is counted by its own peak when it is seen.
-                    total += each == pid ? rss : Math.max(rss, hwm);
+                    // A child's peak between two samples is counted by how far its resident size once stood above today's.
+                    total += each == pid ? pss : pss + Math.max(0, hwm - rss);
                 }
                 if (each == pid && hwm >= 0) {
                     agent = hwm;
@@ -94,9 +97,25 @@ final class MemorySampler
         return -1;
     }
 
+    /** The process's Pss in KiB ({@code /proc/PID/smaps_rollup}), or -1 when it is gone. */
+    private static long pss(long pid)
+    {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "smaps_rollup"))) {
+                if (line.startsWith("Pss:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        }
+        catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
+    }
+
     /**
      * @param agentKib  the agent's own peak resident memory (VmHWM)
-     * @param totalKib  the peak of the sum over the agent and its descendants
+     * @param totalKib  the peak of the sum of Pss over the agent and its descendants
      * @param processes the most processes seen at once
      */
     record Peaks(long agentKib, long totalKib, int processes) {}
