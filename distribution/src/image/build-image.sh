@@ -9,7 +9,7 @@
 # `kind load image-archive` and `k3d image import` accept.
 #
 # Run by Maven (`mvn -Pimage package`, distribution/pom.xml); by hand:
-#   build-image.sh --dist target/cni-chain --jdk /usr/lib/jvm/java-17-openjdk-amd64 --version 0.1.0 \
+#   build-image.sh --dist target/cni-chain --jdk /usr/lib/jvm/temurin-25-jdk-amd64 --version 0.1.0 \
 #                  --work target/image --out target/cni-chain-image.tar
 # Without buildah (or another tool below) it prints a banner and builds nothing, unless CI=true: then it fails.
 set -euo pipefail
@@ -190,7 +190,7 @@ cp -a "$dist" "$rootfs/opt/cni-chain"
 chmod 0755 "$rootfs/opt/cni-chain/plugins"
 
 # 4. /bin/sh, kill and sleep for preStop hooks and the launcher (busybox's sh runs its own applets, such as the
-#    launcher's dirname, without links), and /tmp, where an emptyDir or tmpfs is mounted (the root is read-only).
+#    launcher's readlink and sed, without links), and /tmp, where an emptyDir or tmpfs is mounted (the root is read-only).
 mkdir -p "$rootfs/bin" "$rootfs/tmp"
 chmod 1777 "$rootfs/tmp"
 cp "$busybox" "$rootfs/bin/busybox"

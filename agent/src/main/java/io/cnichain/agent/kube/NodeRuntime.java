@@ -31,8 +31,8 @@ public final class NodeRuntime
     /** How long start-up goes on asking a busy API server: the agent serves no probe before it has decided. */
     public static final Duration PATIENCE = Duration.ofSeconds(15);
     private static final Logger log = LoggerFactory.getLogger(NodeRuntime.class);
-    private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes: the chart's and kustomize's "
-            + "ClusterRole grant it when placement is auto)", " (NODE_NAME must be the node's name, from the downward API)");
+    private static final KubeApiClient.Hint HINT = new KubeApiClient.Hint(" (placement auto needs get on nodes, which the chart's and "
+            + "kustomize's ClusterRole grant)", " (NODE_NAME must be the node's name, from the downward API)");
 
     private NodeRuntime() {}
 
