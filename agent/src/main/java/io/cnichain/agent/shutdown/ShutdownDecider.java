@@ -9,12 +9,14 @@ import io.cnichain.agent.kube.ApiCallException;
 import io.cnichain.agent.kube.KubeApiClient;
 import io.cnichain.agent.kube.KubeApiClient.Hint;
 import io.cnichain.agent.shutdown.ShutdownDecision.Reason;
+import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.SplittableRandom;
 
 import static java.util.Objects.requireNonNull;
 
@@ -31,8 +33,11 @@ import static java.util.Objects.requireNonNull;
  */
 public final class ShutdownDecider
 {
-    /** At most this long for the calls, whatever the shutdown timeout: cleanup needs the rest. */
-    static final Duration MAX_BUDGET = Duration.ofSeconds(5);
+    /**
+     * At most this long for the calls, and half the shutdown timeout at most: cleanup needs the rest. A fleet stopped at
+     * once (an uninstall, every pod of the DaemonSet deleted together) asks the API server a thousand times in a second.
+     */
+    static final Duration MAX_BUDGET = Duration.ofSeconds(10);
 
     private final CleanupMode mode;
     private final Optional<PodIdentity> pod;
@@ -91,24 +96,49 @@ public final class ShutdownDecider
         };
     }
 
-    /** The decision's calls share one budget: each gets what is left of it. */
+    /**
+     * The decision's calls share one budget: each gets what is left of it. A busy, failing or unreachable server is
+     * asked again within it, on the agent's one back-off (jittered, so that a fleet stopped at once spreads out).
+     */
     record Calls(KubeApiClient client, long end, Duration budget, Clock clock)
     {
         Optional<JsonNode> find(String path, Hint hint)
                 throws ApiCallException
         {
-            long left = end - clock.nanoTime();
-            try {
-                if (left <= 0) {
-                    throw new ApiCallException("timeout", "GET " + path + ": not asked");
+            Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
+            while (true) {
+                long left = end - clock.nanoTime();
+                try {
+                    if (left <= 0) {
+                        throw new ApiCallException("timeout", "GET " + path + ": not asked");
+                    }
+                    return client.within(Duration.ofNanos(left)).find(path, hint);
                 }
-                return client.within(Duration.ofNanos(left)).find(path, hint);
+                catch (ApiCallException e) {
+                    if (e.kind().equals("timeout")) {
+                        throw new ApiCallException("timeout", "the API server did not answer within " + budget.toMillis() + " ms (GET " + path + ")");
+                    }
+                    long now = clock.nanoTime();
+                    long retryAt = now + e.wait(backoff, now).toNanos();
+                    if (!e.passing() || retryAt - end >= 0) {
+                        throw e;
+                    }
+                    awaitClock(retryAt);
+                }
             }
-            catch (ApiCallException e) {
-                if (e.kind().equals("timeout")) {
-                    throw new ApiCallException("timeout", "the API server did not answer within " + budget.toMillis() + " ms (GET " + path + ")");
+        }
+
+        private void awaitClock(long deadline)
+                throws ApiCallException
+        {
+            try {
+                while (!clock.reached(deadline)) {
+                    Thread.sleep(Math.max(1, clock.blockNanos(deadline) / 1_000_000));
                 }
-                throw e;
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ApiCallException("timeout", "interrupted while waiting to ask the API server again");
             }
         }
     }

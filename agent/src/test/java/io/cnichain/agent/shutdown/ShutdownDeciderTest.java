@@ -169,6 +169,8 @@ class ShutdownDeciderTest
                 .contains("(the agent's Role must allow get on daemonsets in namespace cni-chain)")
                 .endsWith(": the agent's credentials are refused, as when an uninstall deletes its ServiceAccount and RBAC");
 
+        // A failing server is asked again within the budget (0.8 to 1.2 s, then 1.6 to 2.4 s): a 500 that lasts is no answer.
+        cluster.server().answerNextAt(StandInCluster.NODE_PATH, 500);
         cluster.server().answerNextAt(StandInCluster.NODE_PATH, 500);
         ShutdownDecision failing = decide();
         assertThat(failing.cleanUp()).isFalse();
@@ -196,6 +198,19 @@ class ShutdownDeciderTest
         assertThat(unauthorized.cleanUp()).isTrue();
         assertThat(unauthorized.reason()).isEqualTo(Reason.CREDENTIALS_REVOKED);
         assertThat(unauthorized.detail()).contains("HTTP 401 Unauthorized (the service-account token was refused)");
+    }
+
+    @Test
+    void asksABusyOrFailingServerAgainWithinTheBudget()
+    {
+        cluster.server().answerNext("GET", 429, java.util.Map.of("Retry-After", "1"));
+        cluster.server().answerNextAt(StandInCluster.DAEMON_SET_PATH, 503);
+        // Waits of 1 s (as asked) and 0.8 to 1.2 s: within 5 s.
+        ShutdownDecision decision = decide(Duration.ofSeconds(5));
+        assertThat(decision.reason()).as(decision.detail()).isEqualTo(Reason.STILL_PLACED);
+        assertThat(cluster.server().requests()).extracting(FakeApiServer.Request::path)
+                .containsExactly(StandInCluster.POD_PATH, StandInCluster.POD_PATH, StandInCluster.DAEMON_SET_PATH, StandInCluster.DAEMON_SET_PATH,
+                        StandInCluster.NODE_PATH);
     }
 
     @Test
@@ -269,6 +284,11 @@ class ShutdownDeciderTest
 
     private ShutdownDecision decide()
     {
-        return new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), cluster.apiServer(), BUDGET, Clock.SYSTEM).decide();
+        return decide(BUDGET);
+    }
+
+    private ShutdownDecision decide(Duration budget)
+    {
+        return new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), cluster.apiServer(), budget, Clock.SYSTEM).decide();
     }
 }

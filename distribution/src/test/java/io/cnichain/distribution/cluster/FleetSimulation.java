@@ -116,10 +116,9 @@ class FleetSimulation
                 release.uninstall();
                 uninstalled.addAll(fleet.decideAll(fleet.agents()));
             });
-            table.add(uninstall.row("helm uninstall", tally(uninstalled)));
+            table.add(uninstall.row("helm uninstall: every agent stopped at once", tally(uninstalled)));
             assertThat(uninstalled).as("every agent cleans up after helm uninstall").allMatch(ShutdownDecision::cleanUp);
 
-            assertThat(startKnew).as("agents that learnt their Node's runtime at start, for placement auto").isEqualTo(AGENTS);
             assertThat(steady.agentsPerSecond()).as("steady state: the agents' requests a second").isLessThan(1.0);
             assertThat(restart.peakMinutePerSecond()).as("after the restart: the busiest minute's requests a second").isLessThan(300.0);
         }
@@ -193,7 +192,8 @@ class FleetSimulation
 
         ShutdownDecision decide()
         {
-            return new ShutdownDecider(CleanupMode.AUTO, Optional.of(pod), api, Duration.ofSeconds(5), Clock.SYSTEM).decide();
+            // The chart's shutdownTimeoutSeconds, 20: half of it, as ShutdownDecider.fromConfig gives the calls.
+            return new ShutdownDecider(CleanupMode.AUTO, Optional.of(pod), api, Duration.ofSeconds(10), Clock.SYSTEM).decide();
         }
 
         void stop()
