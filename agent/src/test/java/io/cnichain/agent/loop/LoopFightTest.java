@@ -84,6 +84,44 @@ class LoopFightTest
         }
     }
 
+    /**
+     * Time passes between the pass that holds our write back and the loop's asking when to wake next (a pass takes time;
+     * here the clock moves as it ends): the end of the back-off, gone by then, still wakes the loop for the write.
+     */
+    @Test
+    void aBackOffThatEndsAsThePassHoldingOurWriteBackEndsStillEndsInAWrite(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            // Time stands still: every revert is quick, and the last makes a fight, backed off 150 ms from our write.
+            int reverts = FIGHTS.fights().threshold();
+            for (int revert = 1; revert <= reverts; revert++) {
+                node.replaceAtomically("05-cilium.conflist", original);
+                loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + revert);
+            }
+            loop.awaitLog("Backing off: /etc/cni/net.d/05-cilium.conflist was undone");
+            loop.advance(Duration.ofMillis(149));
+            loop.barrier();
+            long writes = loop.metric("cnichain_patches_written_total");
+
+            // The pass that sees the next revert holds our write back; the back-off ends before that pass does.
+            AtomicBoolean endBackOff = new AtomicBoolean(true);
+            loop.status.onReadiness(ready -> {
+                if (endBackOff.getAndSet(false)) {
+                    loop.clock.advance(Duration.ofMillis(1));
+                }
+            });
+            node.replaceAtomically("05-cilium.conflist", original);
+            loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + reverts + 1);
+            loop.barrier();
+            assertThat(endBackOff).isFalse();
+            assertThat(loop.metric("cnichain_patches_written_total")).isEqualTo(writes + 1);
+        }
+    }
+
     @Test
     void aPrimaryRewritingNowAndThenIsRepatchedEveryTimeAndNeverBackedOffFrom(TestNode node)
             throws Exception
