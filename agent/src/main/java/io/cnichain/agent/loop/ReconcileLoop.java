@@ -91,7 +91,7 @@ final class ReconcileLoop
                     reconcile(request);
                 }
                 status.wakeUpDone();
-                request = nextRequest();
+                request = nextRequest(request.wokeNanos());
             }
         }
         catch (ClosedWatchServiceException e) {
@@ -106,10 +106,14 @@ final class ReconcileLoop
         }
     }
 
-    private PassRequest nextRequest()
+    /** @param lastWokeNanos when the wake-up just done began: no decision of it was taken earlier */
+    private PassRequest nextRequest(long lastWokeNanos)
             throws InterruptedException
     {
-        set(Job.FILES, files.nextDue(clock.nanoTime()));
+        // As of that wake-up, not of now: a back-off in force when it held our write back is over only once a wake-up
+        // began after its end. Asked now, a back-off that ended since (the pass took that long) is no deadline, and the
+        // write it held back waits for an event.
+        set(Job.FILES, files.nextDue(lastWokeNanos));
         OptionalLong next = OptionalLong.empty();
         for (long nanos : deadlines.values()) {
             next = WrittenFile.earlier(next, nanos);

@@ -48,6 +48,8 @@ class LoopFightTest
                         .endsWith("Hint: " + LoopTestAdapter.FIGHT_HINT));
                 // No write until the back-off is over, one when it is, undone at once: the next step is longer.
                 for (int step = 2; step <= 3; step++) {
+                    // The revert of our last write is seen before time moves, as the quick revert it is.
+                    undone(loop, file);
                     long writes = loop.metric("cnichain_patches_written_total");
                     Duration backoff = Duration.ofMillis(Math.round(Double.parseDouble(RunningLoop.afterNextWrite(loop.lines("Backing off").getLast())) * 1000));
                     loop.advance(backoff.minusMillis(1));
@@ -55,6 +57,8 @@ class LoopFightTest
                     assertThat(loop.metric("cnichain_patches_written_total")).as("writes before the back-off is over").isEqualTo(writes);
                     loop.advance(Duration.ofMillis(1));
                     loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist was undone", step);
+                    // The write is counted after it is logged, before the pass ends.
+                    loop.barrier();
                     assertThat(loop.metric("cnichain_patches_written_total")).as("writes when the back-off is over").isEqualTo(writes + 1);
                 }
             }
@@ -81,6 +85,44 @@ class LoopFightTest
             loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has kept our entry for 0.15 s; the fight is over, back to normal speed");
             loop.awaitReady();
             assertThat(loop.metrics()).containsPattern("cnichain_fights_total [3-9]\n").contains("cnichain_ready 1");
+        }
+    }
+
+    /**
+     * Time passes between the pass that holds our write back and the loop's asking when to wake next (a pass takes time;
+     * here the clock moves as it ends): the end of the back-off, gone by then, still wakes the loop for the write.
+     */
+    @Test
+    void aBackOffThatEndsAsThePassHoldingOurWriteBackEndsStillEndsInAWrite(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            // Time stands still: every revert is quick, and the last makes a fight, backed off 150 ms from our write.
+            int reverts = FIGHTS.fights().threshold();
+            for (int revert = 1; revert <= reverts; revert++) {
+                node.replaceAtomically("05-cilium.conflist", original);
+                loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + revert);
+            }
+            loop.awaitLog("Backing off: /etc/cni/net.d/05-cilium.conflist was undone");
+            loop.advance(Duration.ofMillis(149));
+            loop.barrier();
+            long writes = loop.metric("cnichain_patches_written_total");
+
+            // The pass that sees the next revert holds our write back; the back-off ends before that pass does.
+            AtomicBoolean endBackOff = new AtomicBoolean(true);
+            loop.status.onReadiness(ready -> {
+                if (endBackOff.getAndSet(false)) {
+                    loop.clock.advance(Duration.ofMillis(1));
+                }
+            });
+            node.replaceAtomically("05-cilium.conflist", original);
+            loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + reverts + 1);
+            loop.barrier();
+            assertThat(endBackOff).isFalse();
+            assertThat(loop.metric("cnichain_patches_written_total")).isEqualTo(writes + 1);
         }
     }
 
