@@ -190,6 +190,17 @@ final class WrittenFile
         return Optional.of(new Retry(wait, retry.get().failures()));
     }
 
+    /**
+     * The retry due now is taken: the pass it asks for tries again and schedules the next, if the file is still ours to
+     * patch; one that is no longer leaves no deadline behind to wake the loop again and again.
+     */
+    void retryTaken(long now)
+    {
+        if (retryAt.isPresent() && now - retryAt.getAsLong() >= 0) {
+            retryAt = OptionalLong.empty();
+        }
+    }
+
     /** A refused write's schedule starts again only once the file is patched, not on a change. */
     void retryAfresh(boolean refusedToo)
     {

@@ -200,6 +200,7 @@ final class WrittenFiles
             if (!known.isDue(now)) {
                 continue;
             }
+            known.retryTaken(now);
             if (known.keptLongEnough(now) && holdsOurWrite(file, known)) {
                 known.fightOver();
                 log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(policy.fights().backoff().resetAfter()));

@@ -125,6 +125,41 @@ class LoopRefusedWriteTest
         }
     }
 
+    /**
+     * A file whose write was refused stops being the runtime's (the link now leads to another): its retry, due, is no
+     * reason to wake again and again; the loop rests between two barriers as it does on any idle node.
+     */
+    @Test
+    void aRefusedFileThatIsNoLongerTheRuntimesLeavesNoRetryBehind(TestNode node)
+            throws Exception
+    {
+        Path directory = node.host("/etc/cni/oci");
+        Path file = node.writeAt(directory.resolve("10-oci.conflist-current"), TestNode.OCI);
+        Path other = node.writeAt(node.host("/etc/cni/oci-next").resolve("10-oci.conflist-current"), TestNode.OCI);
+        node.link("10-oci.conflist", "../oci/10-oci.conflist-current");
+        try (RunningLoop loop = RunningLoop.start(node, POLICY, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            try {
+                NeedsRootExtension.run("chattr", "+i", directory.toString());
+                node.rewriteInPlaceAt(file, TestNode.OCI);
+                loop.awaitLog("Trying /etc/cni/oci/10-oci.conflist-current again in 10 ms (try 1 after a refused write)");
+                node.relink("10-oci.conflist", "../oci-next/10-oci.conflist-current");
+                loop.awaitPatched(other);
+                loop.advance(Duration.ofMillis(10));
+                loop.barrier();
+                long before = loop.status.wakeUpsStarted();
+                for (int i = 0; i < 20; i++) {
+                    loop.barrier();
+                }
+                // A barrier's file is created and deleted: two events, one or two wake-ups. Left behind, the due retry made 157.
+                assertThat(loop.status.wakeUpsStarted() - before).as("wake-ups over 20 barriers").isLessThanOrEqualTo(40);
+            }
+            finally {
+                NeedsRootExtension.run("chattr", "-i", directory.toString());
+            }
+        }
+    }
+
     /** The first try, then one at each due time of the back-off (10, 20, 40, 40 ms), nothing a millisecond before. */
     private static void triedOnTheBackOff(RunningLoop loop, String what)
     {
