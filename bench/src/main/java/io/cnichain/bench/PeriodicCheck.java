@@ -33,7 +33,8 @@ final class PeriodicCheck
             return;
         }
         try (Node node = Node.create(false, 0)) {
-            Path config = Files.writeString(Files.createTempFile("cni-chain-bench-", ".yaml"), "periodicCheckSeconds: 1\n");
+            // In a directory of its own, as the chart's ConfigMap is: the agent takes no code from the configuration's directory.
+            Path config = Files.writeString(Files.createDirectories(node.root.resolve("config")).resolve("cni-chain.yaml"), "periodicCheckSeconds: 1\n");
             Path log = logs.resolve(agent.name() + "-periodic.log");
             long start = System.nanoTime();
             Program.Running running = agent.start(node, log, List.of("--config", config.toString(), "--log-level", "info"));
