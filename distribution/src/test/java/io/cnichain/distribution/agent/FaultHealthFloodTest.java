@@ -76,7 +76,8 @@ class FaultHealthFloodTest
                     .allMatch(KubeletProber.Result::success);
             assertThat(sockets - listening).as("the agent's connected sockets at most").isLessThanOrEqualTo(MAX_SOCKETS);
             assertThat(peak / 1024).as("the agent's peak resident memory, MiB").isLessThan(MEMORY_LIMIT_MIB);
-            Await.until(Duration.ofSeconds(5), () -> Descriptors.sockets(agent.pid()) == listening,
+            // At most as many as before: the count before may hold the connection of the readiness poll, not yet closed.
+            Await.until(Duration.ofSeconds(5), () -> Descriptors.sockets(agent.pid()) <= listening,
                     () -> "the flood is over, and the agent still holds " + (Descriptors.sockets(agent.pid()) - listening) + " connections");
             assertThat(agent.get("/healthz").status()).isEqualTo(200);
             assertThat(agent.terminate(Duration.ofSeconds(25))).as(agent.log()).isZero();
