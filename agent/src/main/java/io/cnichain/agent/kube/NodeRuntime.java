@@ -1,7 +1,6 @@
 package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.ApiServerSettings;
@@ -15,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.SplittableRandom;
 
 /**
  * {@code placement: auto} and {@code drop-in}: the node's container runtime as its Node object reports it (the kubelet
@@ -96,30 +94,13 @@ public final class NodeRuntime
 
     public static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)
     {
-        Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
-        long giveUp = clock.nanoTime() + patience.toNanos();
-        while (true) {
-            try {
-                return new Reported(Optional.of(attempt.run()), "");
-            }
-            catch (ApiCallException e) {
-                long now = clock.nanoTime();
-                Duration wait = e.wait(backoff, now);
-                if (!e.passing() || now + wait.toNanos() - giveUp > 0) {
-                    return unknown(e.getMessage());
-                }
-                if (backoff.failures() == 1) {
-                    log.warn("Cannot read node {}'s container runtime yet, asking again for up to {} s before placing by patch: {}", node,
-                            patience.toSeconds(), e.getMessage());
-                }
-                try {
-                    Thread.sleep(clock.blockNanos(now + wait.toNanos()) / 1_000_000);
-                }
-                catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    return unknown(e.getMessage());
-                }
-            }
+        try {
+            return new Reported(Optional.of(attempt.until(clock.nanoTime() + patience.toNanos(), clock,
+                    first -> log.warn("Cannot read node {}'s container runtime yet, asking again for up to {} s before placing by patch: {}", node,
+                            patience.toSeconds(), first.getMessage()))), "");
+        }
+        catch (ApiCallException e) {
+            return unknown(e.getMessage());
         }
     }
 

@@ -6,17 +6,16 @@ import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.config.PodIdentity;
 import io.cnichain.agent.kube.ApiCallException;
+import io.cnichain.agent.kube.Attempt;
 import io.cnichain.agent.kube.KubeApiClient;
 import io.cnichain.agent.kube.KubeApiClient.Hint;
 import io.cnichain.agent.shutdown.ShutdownDecision.Reason;
-import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.SplittableRandom;
 
 import static java.util.Objects.requireNonNull;
 
@@ -105,40 +104,21 @@ public final class ShutdownDecider
         Optional<JsonNode> find(String path, Hint hint)
                 throws ApiCallException
         {
-            Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
-            while (true) {
+            Attempt<Optional<JsonNode>> attempt = () -> {
                 long left = end - clock.nanoTime();
-                try {
-                    if (left <= 0) {
-                        throw new ApiCallException("timeout", "GET " + path + ": not asked");
-                    }
-                    return client.within(Duration.ofNanos(left)).find(path, hint);
+                if (left <= 0) {
+                    throw new ApiCallException("timeout", "GET " + path + ": not asked");
                 }
-                catch (ApiCallException e) {
-                    if (e.kind().equals("timeout")) {
-                        throw new ApiCallException("timeout", "the API server did not answer within " + budget.toMillis() + " ms (GET " + path + ")");
-                    }
-                    long now = clock.nanoTime();
-                    long retryAt = now + e.wait(backoff, now).toNanos();
-                    if (!e.passing() || retryAt - end >= 0) {
-                        throw e;
-                    }
-                    awaitClock(retryAt);
-                }
-            }
-        }
-
-        private void awaitClock(long deadline)
-                throws ApiCallException
-        {
+                return client.within(Duration.ofNanos(left)).find(path, hint);
+            };
             try {
-                while (!clock.reached(deadline)) {
-                    Thread.sleep(Math.max(1, clock.blockNanos(deadline) / 1_000_000));
-                }
+                return attempt.until(end, clock, first -> { });
             }
-            catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ApiCallException("timeout", "interrupted while waiting to ask the API server again");
+            catch (ApiCallException e) {
+                if (e.kind().equals("timeout")) {
+                    throw new ApiCallException("timeout", "the API server did not answer within " + budget.toMillis() + " ms (GET " + path + ")");
+                }
+                throw e;
             }
         }
     }
