@@ -49,7 +49,7 @@ optional_modules=(
     java.compiler   # pf4j's annotation processor, a compile-time tool
 )
 # Modules the agent needs that jdeps cannot see (reflection, service loading): the elliptic-curve provider. The
-# agent's calls to the API server (javax.net.ssl, in java.base) talk TLS to it, whose certificates and key exchange
+# agent's calls to the API server (java.net.http) talk TLS to it, whose certificates and key exchange
 # use elliptic curves (Go's TLS offers only X25519 and the NIST curves); without the provider every handshake fails.
 extra_modules=(jdk.crypto.ec)
 

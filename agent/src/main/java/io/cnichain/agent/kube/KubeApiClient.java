@@ -13,9 +13,16 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
-import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.BodySubscribers;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -30,6 +37,10 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static java.util.Objects.requireNonNull;
 
@@ -43,6 +54,10 @@ public final class KubeApiClient
 {
     public static final String JSON_PATCH = "application/json-patch+json";
     private static final int MAX_FILE_BYTES = 1024 * 1024;
+    /** The largest answer read: a Node with hundreds of images is a few hundred KiB. */
+    static final int MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+    /** How the JDK's limiting subscriber says the cap was reached. */
+    private static final String TOO_LARGE = "body exceeds capacity";
     private static final int MAX_MESSAGE_CHARS = 300;
     private static final java.util.concurrent.atomic.LongAdder SENT = new java.util.concurrent.atomic.LongAdder();
 
@@ -174,35 +189,72 @@ public final class KubeApiClient
     {
         String token = token();
         byte[] pem = readSmall(caFile, "CA", "the CA certificate");
-        String call = method + " " + KubeconfigRenderer.serverUrl("https", host, Integer.toString(port)) + path;
+        String url = KubeconfigRenderer.serverUrl("https", host, Integer.toString(port)) + path;
+        String call = method + " " + url;
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token)
+                .header("Accept", "application/json").header("User-Agent", "cni-chain")
+                .method(method, body.map(b -> BodyPublishers.ofString(b.text())).orElse(BodyPublishers.noBody()));
+        body.ifPresent(b -> request.header("Content-Type", b.contentType()));
+        long end = clock.nanoTime() + deadline.toNanos();
+        // A client per call: its one connection ends with the call, and nothing of it stays between the agent's few calls.
+        HttpClient client = HttpClient.newBuilder().sslContext(trusting(pem)).version(HttpClient.Version.HTTP_1_1).connectTimeout(deadline).build();
         SENT.increment();
+        CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(request.build(), KubeApiClient::capped);
         try {
-            HttpsExchange.Response response = HttpsExchange.exchange(trusting(pem), host, port, request(method, path, token, body),
-                    clock.nanoTime() + deadline.toNanos(), clock, call);
-            int status = response.status();
+            // The whole answer by the deadline, however slowly it comes.
+            HttpResponse<byte[]> response = sent.get(Math.max(0, end - clock.nanoTime()), TimeUnit.NANOSECONDS);
+            int status = response.statusCode();
             Optional<Duration> retryAfter = status == 429 || status >= 500
-                    ? response.retryAfter().flatMap(value -> parseRetryAfter(value, ZonedDateTime.now())) : Optional.empty();
+                    ? response.headers().firstValue("Retry-After").flatMap(value -> parseRetryAfter(value, ZonedDateTime.now())) : Optional.empty();
             return new Answer(status, response.body(), retryAfter);
         }
-        catch (ApiCallException e) {
-            throw e.kind().equals("timeout") ? new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms") : e;
-        }
-        catch (SocketTimeoutException e) {
+        catch (TimeoutException e) {
             throw new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms");
         }
-        catch (ConnectException e) {
-            throw new ApiCallException("connection", call + ": cannot connect: " + reason(e));
+        catch (ExecutionException e) {
+            throw failure(call, e.getCause());
         }
-        catch (javax.net.ssl.SSLHandshakeException e) {
-            // Without it the handshake with a Go server (X25519, P-256) fails with no word of why.
-            String runtime = Security.getProvider("SunEC") == null
-                    ? " (and this Java runtime lacks module jdk.crypto.ec, which TLS with the API server needs)" : "";
-            throw new ApiCallException("TLS", call + ": TLS failed, nothing sent (the server's certificate must be signed by the CA in "
-                    + caFile + " and name the host)" + runtime + ": " + reason(e));
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiCallException("timeout", call + ": interrupted");
         }
-        catch (IOException e) {
-            throw new ApiCallException("connection", call + ": " + reason(e));
+        finally {
+            sent.cancel(true);
+            client.shutdownNow();
         }
+    }
+
+    /** An answer that says it is larger than the cap is not read at all; one that does not say so is read up to the cap. */
+    private static BodySubscriber<byte[]> capped(HttpResponse.ResponseInfo answer)
+    {
+        if (answer.headers().firstValueAsLong("Content-Length").orElse(0) > MAX_ANSWER_BYTES) {
+            throw new UncheckedIOException(new IOException(TOO_LARGE + " (its Content-Length)"));
+        }
+        return BodySubscribers.limiting(BodySubscribers.ofByteArray(), MAX_ANSWER_BYTES);
+    }
+
+    private ApiCallException failure(String call, Throwable cause)
+    {
+        if (cause instanceof HttpTimeoutException) {
+            return new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms");
+        }
+        if (cause instanceof ConnectException) {
+            return new ApiCallException("connection", call + ": cannot connect: " + reason(cause));
+        }
+        for (Throwable e = cause; e != null; e = e.getCause()) {
+            if (e instanceof javax.net.ssl.SSLHandshakeException) {
+                // Without it the handshake with a Go server (X25519, P-256) fails with no word of why.
+                String runtime = Security.getProvider("SunEC") == null
+                        ? " (and this Java runtime lacks module jdk.crypto.ec, which TLS with the API server needs)" : "";
+                return new ApiCallException("TLS", call + ": TLS failed, nothing sent (the server's certificate must be signed by the CA in "
+                        + caFile + " and name the host)" + runtime + ": " + reason(e));
+            }
+        }
+        String why = reason(cause);
+        if (why.contains(TOO_LARGE)) {
+            return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
+        }
+        return new ApiCallException("connection", call + ": " + why);
     }
 
     /** A TLS context that trusts the CA file's certificates and nothing else, not the JDK's CAs. */
@@ -240,22 +292,6 @@ public final class KubeApiClient
     private ApiCallException notACa(String reason)
     {
         return new ApiCallException("CA", caFile + ": not a PEM CA certificate (" + reason + "); no request sent");
-    }
-
-    private byte[] request(String method, String path, String token, Optional<Body> body)
-    {
-        String authority = host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
-        StringBuilder head = new StringBuilder(method).append(' ').append(path).append(" HTTP/1.1\r\n")
-                .append("Host: ").append(authority).append("\r\n")
-                .append("Authorization: Bearer ").append(token).append("\r\n")
-                .append("Accept: application/json\r\n")
-                .append("User-Agent: cni-chain\r\n")
-                .append("Connection: close\r\n");
-        byte[] content = body.map(b -> b.text().getBytes(StandardCharsets.UTF_8)).orElse(new byte[0]);
-        body.ifPresent(b -> head.append("Content-Type: ").append(b.contentType()).append("\r\n")
-                .append("Content-Length: ").append(content.length).append("\r\n"));
-        byte[] start = head.append("\r\n").toString().getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(start.length + content.length).put(start).put(content).array();
     }
 
     private String token()

@@ -111,7 +111,7 @@ class ImageIT
 
         List<String> modules = run("--entrypoint", "/opt/java/bin/java", image, "--list-modules").ok().out().lines()
                 .map(line -> line.replaceFirst("@.*", "")).toList();
-        assertThat(modules).as("the modules jlink linked").containsExactlyInAnyOrder("java.base", "jdk.crypto.ec", "jdk.unsupported");
+        assertThat(modules).as("the modules jlink linked").containsExactlyInAnyOrder("java.base", "java.net.http", "jdk.crypto.ec", "jdk.unsupported");
         // The JVM names files in the encoding of its locale: without C.UTF-8 in the image, that would be ASCII.
         Commands.Result settings = run("--entrypoint", "/opt/java/bin/java", "--env", "LC_ALL=C.UTF-8", image, "-XshowSettings:properties", "-version").ok();
         assertThat(settings.err()).as("the runtime under the launcher's locale").contains("sun.jnu.encoding = UTF-8");
