@@ -23,7 +23,6 @@ import sun.misc.SignalHandler;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.FileSystems;
-import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +41,6 @@ public final class Agent
     private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
     /** A call made by a child: its JVM's start, then the call. */
     private static final Duration CHILD_DEADLINE = Duration.ofSeconds(40);
-    /** How often a node without an inotify instance is looked at again, and an instance asked for. */
-    private static final Duration POLL_WITHOUT_WATCHES = Duration.ofSeconds(5);
 
     private final Engine engine;
     private final AgentConfig config;
@@ -53,9 +50,6 @@ public final class Agent
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     private volatile String stopSignal = "a signal";
     private volatile ReconcileLoop loop;
-    private volatile String noWatchReason = "";
-    /** Counted down by the first stop signal: ends a wait between passes without watches. */
-    private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     public Agent(Engine engine)
     {
@@ -90,7 +84,6 @@ public final class Agent
             status.addDetail(token::describe);
             kube.add(token);
         });
-        Optional<WatchService> watchService = newWatchService();
         SignalHandler handler = this::onSignal;
         for (String signal : SIGNALS) {
             // The JVM installs no handler for a signal ignored by whoever started it (nohup), and says so by returning SIG_IGN.
@@ -104,15 +97,9 @@ public final class Agent
         ShutdownDecision decision;
         try {
             try {
-                // Without an inotify instance the node still gets the plugin: a full pass on a timer, not ready, saying why.
-                while (watchService.isEmpty() && !stopRequested.get()) {
-                    watchService = pollWithoutWatches();
-                }
-                if (watchService.isPresent()) {
-                    loop = new ReconcileLoop(engine, watchService.get(), status, metrics, policy, Clock.SYSTEM);
-                    if (!stopRequested.get()) {
-                        loop.run();
-                    }
+                loop = new ReconcileLoop(engine, FileSystems.getDefault()::newWatchService, status, metrics, policy, Clock.SYSTEM);
+                if (!stopRequested.get()) {
+                    loop.run();
                 }
             }
             finally {
@@ -172,9 +159,14 @@ public final class Agent
             return Optional.empty();
         }
         String node = config.nodeTaint().nodeName().orElseThrow();
-        KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
         String key = config.nodeTaint().key();
-        return Optional.of(new StartupTaint(attempt("lift-taint", StartupTaint::parse, () -> StartupTaint.lift(client, node, key)), node, key));
+        return Optional.of(new StartupTaint(attempt("lift-taint", StartupTaint::parse, () -> StartupTaint.lift(client(), node, key)), node, key));
+    }
+
+    /** Made only for a call in this process: the agent that calls in children never loads the HTTP client. */
+    private KubeApiClient client()
+    {
+        return new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
     }
 
     /** In a child when the agent runs from its distribution, so that it holds no TLS stack between its calls. */
@@ -205,61 +197,10 @@ public final class Agent
                     .getParent(), e.getMessage());
             return Optional.empty();
         }
-        KubeApiClient client = new KubeApiClient(config.apiServer(), CALL_DEADLINE, Clock.SYSTEM);
         PodIdentity pod = config.run().pod().get();
         Attempt<PluginToken.Issued> attempt = attempt("plugin-token", PluginToken.Issued::parse,
-                () -> PluginToken.request(client, pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
+                () -> PluginToken.request(client(), pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
         return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get(), Clock.SYSTEM));
-    }
-
-    private Optional<WatchService> newWatchService()
-    {
-        try {
-            return Optional.of(FileSystems.getDefault().newWatchService());
-        }
-        catch (IOException e) {
-            String reason = "cannot watch anything: no inotify instance (" + e.getMessage() + "; fs.inotify.max_user_instances is likely used "
-                    + "up on this node); installing by a full look every " + POLL_WITHOUT_WATCHES.toSeconds() + " s, not ready, until one can be had";
-            if (!reason.equals(noWatchReason)) {
-                log.error("{}", reason);
-            }
-            noWatchReason = reason;
-            return Optional.empty();
-        }
-    }
-
-    /** One full pass without watches, then the wait, then another try at an inotify instance. */
-    private Optional<WatchService> pollWithoutWatches()
-    {
-        status.loopRunning(true);
-        status.busy(true);
-        List<String> reasons = new ArrayList<>();
-        try {
-            io.cnichain.core.engine.InstallReport report = engine.install();
-            report.failure().ifPresent(reasons::add);
-            report.outcomes().stream().filter(outcome -> outcome.result() == io.cnichain.core.engine.FileOutcome.Result.FAILED)
-                    .forEach(outcome -> reasons.add(outcome.detail()));
-        }
-        catch (RuntimeException e) {
-            reasons.add("the last pass failed: " + e.getMessage());
-        }
-        finally {
-            status.busy(false);
-        }
-        reasons.add(noWatchReason);
-        status.publish(reasons);
-        try {
-            if (stopped.await(POLL_WITHOUT_WATCHES.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                return Optional.empty();
-            }
-        }
-        catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
-        Optional<WatchService> service = newWatchService();
-        service.ifPresent(ignored -> log.info("An inotify instance could be had again: watching from now on"));
-        return service;
     }
 
     private void onSignal(Signal signal)
@@ -284,7 +225,6 @@ public final class Agent
                 // the process is exiting anyway
             }
         });
-        stopped.countDown();
         ReconcileLoop current = loop;
         if (current != null) {
             current.stop();

@@ -34,13 +34,14 @@ final class DirectoryWatches
     /** Directories made and removed faster than they can be watched: give up on this round after so many tries. */
     private static final int MAX_DESCENTS = 100;
 
-    private final WatchService service;
+    /** The one watch service, opened when first asked for; {@link IOException} when none can be had. */
+    private final EventIntake.Opener service;
     /** Every directory wanted or watched, in the order first seen. */
     private final Map<Path, WatchedDirectory> entries = new LinkedHashMap<>();
     /** A watch replaced on its path stays here until its end is handled. */
     private final Map<WatchKey, Path> byKey = new HashMap<>();
 
-    DirectoryWatches(WatchService service)
+    DirectoryWatches(EventIntake.Opener service)
     {
         this.service = service;
     }
@@ -263,7 +264,9 @@ final class DirectoryWatches
                         continue descent;
                     }
                     catch (IOException e) {
+                        // Its appearance would go untold: tried again with the directories that cannot be watched.
                         log.warn("Cannot watch {} for {} to appear: {}", level, directory, e.getMessage());
+                        update(directory, entry(directory).unwatchable(String.valueOf(e.getMessage())));
                         return Optional.empty();
                     }
                 }
@@ -374,7 +377,7 @@ final class DirectoryWatches
         log.debug("Arming a watch on {}", directory);
         // Read before the watch: should the path change in between, the check finds the two differ and arms again.
         Optional<Object> before = WatchedDirectory.fileKey(directory);
-        WatchKey key = directory.register(service,
+        WatchKey key = directory.register(service.open(),
                 StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
         byKey.put(key, directory);
         update(directory, entry(directory).armed(key, before));

@@ -5,6 +5,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Path;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
@@ -20,22 +21,60 @@ import java.util.concurrent.TimeUnit;
 /**
  * The watch service's side of the loop: every key already queued becomes one {@link Batch} of events. A directory gone,
  * back or replaced is settled here with the watches, and asks, like an overflow, for a rescan of everything.
+ *
+ * <p>The one watch service is opened when a watch first needs it. A node whose inotify instances are used up has none:
+ * every directory is then one that cannot be watched, looked at again on the loop's back-off, and the service is
+ * asked for again at each try.
  */
 final class EventIntake
 {
     private static final Logger log = LoggerFactory.getLogger(EventIntake.class);
 
-    private final WatchService service;
+    @FunctionalInterface
+    interface Opener
+    {
+        WatchService open()
+                throws IOException;
+    }
+
+    private final Opener opener;
     private final DirectoryWatches watches;
     private final AgentMetrics metrics;
     private final Clock clock;
+    /** Guarded by this: null until one could be opened. */
+    private WatchService service;
+    private boolean closed;
+    private boolean hadNone;
 
-    EventIntake(WatchService service, AgentMetrics metrics, Clock clock)
+    EventIntake(Opener opener, AgentMetrics metrics, Clock clock)
     {
-        this.service = service;
-        this.watches = new DirectoryWatches(service);
+        this.opener = opener;
+        this.watches = new DirectoryWatches(this::service);
         this.metrics = metrics;
         this.clock = clock;
+    }
+
+    /** @throws ClosedWatchServiceException once {@link #close()} was called */
+    private synchronized WatchService service()
+            throws IOException
+    {
+        if (closed) {
+            throw new ClosedWatchServiceException();
+        }
+        if (service == null) {
+            try {
+                service = opener.open();
+            }
+            catch (IOException e) {
+                hadNone = true;
+                throw new IOException("cannot watch anything: no inotify instance (" + e.getMessage() + "; fs.inotify.max_user_instances is likely "
+                        + "used up on this node)", e);
+            }
+            if (hadNone) {
+                log.info("An inotify instance could be had again: watching from now on");
+            }
+        }
+        return service;
     }
 
     DirectoryWatches watches()
@@ -47,6 +86,10 @@ final class EventIntake
     Batch next(OptionalLong deadlineNanos)
             throws InterruptedException
     {
+        WatchService service = awaitService(deadlineNanos);
+        if (service == null) {
+            return new Batch(clock.nanoTime(), List.of(), false);
+        }
         WatchKey first = deadlineNanos.isEmpty() ? service.take() : service.poll();
         while (first == null && !clock.reached(deadlineNanos.getAsLong())) {
             first = service.poll(clock.blockNanos(deadlineNanos.getAsLong()), TimeUnit.NANOSECONDS);
@@ -59,13 +102,30 @@ final class EventIntake
         return collect(keys, woke);
     }
 
-    void close()
+    /** Without a service, the wait for the deadline: only a try at a watch can open one. */
+    private synchronized WatchService awaitService(OptionalLong deadlineNanos)
+            throws InterruptedException
     {
-        try {
-            service.close();
+        while (service == null && !closed && (deadlineNanos.isEmpty() || !clock.reached(deadlineNanos.getAsLong()))) {
+            TimeUnit.NANOSECONDS.timedWait(this, deadlineNanos.isEmpty() ? Long.MAX_VALUE : Math.max(1, clock.blockNanos(deadlineNanos.getAsLong())));
         }
-        catch (IOException e) {
-            log.warn("Closing the watch service failed: {}", e.getMessage());
+        if (closed) {
+            throw new ClosedWatchServiceException();
+        }
+        return service;
+    }
+
+    synchronized void close()
+    {
+        closed = true;
+        notifyAll();
+        if (service != null) {
+            try {
+                service.close();
+            }
+            catch (IOException e) {
+                log.warn("Closing the watch service failed: {}", e.getMessage());
+            }
         }
     }
 

@@ -9,7 +9,6 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Path;
-import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -51,7 +50,7 @@ final class ReconcileLoop
     private WatchPlan plan;
     private volatile boolean stopping;
 
-    ReconcileLoop(Engine engine, WatchService watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy, Clock clock)
+    ReconcileLoop(Engine engine, EventIntake.Opener watchService, AgentStatus status, AgentMetrics metrics, AgentPolicy policy, Clock clock)
     {
         this.engine = engine;
         this.clock = clock;

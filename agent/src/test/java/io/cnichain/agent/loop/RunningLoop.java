@@ -74,12 +74,7 @@ final class RunningLoop
         this.node = node;
         AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH, "core tests")), List.of());
         Engine engine = new Engine(config, registry);
-        try {
-            loop = new ReconcileLoop(engine, FileSystems.getDefault().newWatchService(), status, metrics, policy, clock);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        loop = new ReconcileLoop(engine, FileSystems.getDefault()::newWatchService, status, metrics, policy, clock);
         thread = new Thread(loop::run, "reconcile-loop");
         this.engine = engine;
         this.pluginType = config.plugin().type();

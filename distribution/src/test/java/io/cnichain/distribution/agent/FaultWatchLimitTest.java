@@ -55,9 +55,9 @@ class FaultWatchLimitTest
     }
 
     /**
-     * No inotify instance at all (fs.inotify.max_user_instances used up, 0 in a user namespace of its own): the agent
-     * used to exit 1 at every start and install nothing. Now it installs by a full look every few seconds, is not ready
-     * and says why, and watches once an instance can be had.
+     * No inotify instance at all (fs.inotify.max_user_instances used up, 0 in a user namespace of its own): every
+     * directory is one that cannot be watched. The agent installs, is not ready and says why, looks again on the loop's
+     * back-off, and watches once an instance can be had.
      */
     @Test
     void withoutAnInotifyInstanceTheAgentInstallsPollsAndIsNotReadyUntilOneIsBack(TestNode node)
@@ -79,7 +79,8 @@ class FaultWatchLimitTest
             Process lift = new ProcessBuilder("nsenter", "--target", String.valueOf(agent.pid()), "--user", "sh", "-c",
                     "echo 128 > /proc/sys/user/max_inotify_instances").inheritIO().start();
             assertThat(lift.waitFor()).isZero();
-            agent.awaitLog("An inotify instance could be had again", Duration.ofSeconds(20));
+            agent.awaitLog("An inotify instance could be had again", Duration.ofSeconds(40));
+            agent.awaitLog("Every watch is in place again", Duration.ofSeconds(10));
             Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, () -> "/readyz: " + agent.get("/readyz"));
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             awaitPatched(agent, file);
