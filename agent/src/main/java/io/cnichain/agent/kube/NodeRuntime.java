@@ -85,10 +85,9 @@ public final class NodeRuntime
         if (!missing.isEmpty()) {
             return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
-        KubeApiClient client = new KubeApiClient(api, TIMEOUT, Clock.SYSTEM);
         Attempt<String> attempt = launcher.isPresent()
                 ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
-                : () -> version(client, node.get());
+                : () -> version(new KubeApiClient(api, TIMEOUT, Clock.SYSTEM), node.get());
         return readPatiently(attempt, node.get(), Clock.SYSTEM, PATIENCE);
     }
 
