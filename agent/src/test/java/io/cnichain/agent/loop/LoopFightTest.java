@@ -182,6 +182,8 @@ class LoopFightTest
                 loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has been left alone for 1 s; writing our entry again before the back-off ends");
                 loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 3);
                 undone(loop, file);
+                // The write is counted after it is logged, before the pass ends.
+                loop.barrier();
                 assertThat(loop.metric("cnichain_patches_written_total")).as("one early write").isEqualTo(writes + 1);
                 String backoff = RunningLoop.afterNextWrite(loop.lines("Backing off").getLast());
                 assertThat(backoff).isEqualTo("4");
@@ -197,6 +199,7 @@ class LoopFightTest
                 assertThat(loop.metric("cnichain_patches_written_total")).isEqualTo(writes + 1);
                 loop.advance(Duration.ofMillis(1));
                 loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 4);
+                loop.barrier();
                 assertThat(loop.metric("cnichain_patches_written_total")).as("the write when the back-off is over").isEqualTo(writes + 2);
             }
             finally {
