@@ -11,6 +11,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.time.Duration;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +29,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(TempNodeExtension.class)
 class LoopWatchTest
 {
+    /**
+     * No inotify instance to be had (fs.inotify.max_user_instances used up): the node gets the plugin all the same, the
+     * agent is not ready and says why, and a try of the watches on the loop's back-off opens one once the kernel allows.
+     */
+    @Test
+    void withoutAnInotifyInstanceTheLoopInstallsIsNotReadyAndWatchesOnceOneCanBeHad(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        AtomicBoolean kernelRefuses = new AtomicBoolean(true);
+        EventIntake.Opener instances = () -> {
+            if (kernelRefuses.get()) {
+                throw new IOException("User limit of inotify instances reached or too many open files");
+            }
+            return FileSystems.getDefault().newWatchService();
+        };
+        try (RunningLoop loop = RunningLoop.startWithoutBarrier(node, instances)) {
+            loop.awaitPatched(file);
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith("not watching /")
+                    .contains("cannot watch anything: no inotify instance (User limit of inotify instances reached").contains("looking again every 1 s"));
+
+            // A change no event tells of: the next try of the watches looks at everything.
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            loop.advanceNow(Duration.ofSeconds(1));
+            loop.awaitPatched(file);
+            assertThat(loop.count("An inotify instance could be had again")).isZero();
+
+            kernelRefuses.set(false);
+            loop.advanceNow(Duration.ofSeconds(2));
+            loop.awaitLog("An inotify instance could be had again: watching from now on");
+            loop.awaitLog("Every watch is in place again");
+            loop.barrier();
+            loop.awaitReady();
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            loop.awaitPatched(file);
+        }
+    }
+
     @Test
     void tokenRotationByAKubeletStyleDataSwapRewritesTheKubeconfig(TestNode node)
             throws Exception

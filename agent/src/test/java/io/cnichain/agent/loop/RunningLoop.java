@@ -69,12 +69,12 @@ final class RunningLoop
     private final List<String> invariantBreaks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int barriers;
 
-    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
+    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter, EventIntake.Opener watchService)
     {
         this.node = node;
         AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH, "core tests")), List.of());
         Engine engine = new Engine(config, registry);
-        loop = new ReconcileLoop(engine, FileSystems.getDefault()::newWatchService, status, metrics, policy, clock);
+        loop = new ReconcileLoop(engine, watchService, status, metrics, policy, clock);
         thread = new Thread(loop::run, "reconcile-loop");
         this.engine = engine;
         this.pluginType = config.plugin().type();
@@ -187,10 +187,22 @@ final class RunningLoop
         }
     }
 
+    /** {@link #startWithoutBarrier(TestNode)} with its watch service from {@code watchService}, which may refuse as the kernel does. */
+    static RunningLoop startWithoutBarrier(TestNode node, EventIntake.Opener watchService)
+    {
+        return startWithoutBarrier(node, node.config(), FAST, new LoopTestAdapter(), watchService);
+    }
+
     private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
     {
+        return startWithoutBarrier(node, config, policy, adapter, FileSystems.getDefault()::newWatchService);
+    }
+
+    private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter,
+            EventIntake.Opener watchService)
+    {
         CapturedLog.clear();
-        RunningLoop running = new RunningLoop(node, config, policy, adapter);
+        RunningLoop running = new RunningLoop(node, config, policy, adapter, watchService);
         List<String> starting = running.status.notReady();
         running.thread.start();
         running.await(() -> running.status.notReady() != starting, () -> "the first pass never ended");
