@@ -197,7 +197,9 @@ public final class KubeApiClient
         body.ifPresent(b -> request.header("Content-Type", b.contentType()));
         long end = clock.nanoTime() + deadline.toNanos();
         // A client per call: its one connection ends with the call, and nothing of it stays between the agent's few calls.
-        HttpClient client = HttpClient.newBuilder().sslContext(trusting(pem)).version(HttpClient.Version.HTTP_1_1).connectTimeout(deadline).build();
+        // Never through a proxy: the API server is the node's own cluster's.
+        HttpClient client = HttpClient.newBuilder().sslContext(trusting(pem)).version(HttpClient.Version.HTTP_1_1).connectTimeout(deadline)
+                .proxy(HttpClient.Builder.NO_PROXY).build();
         SENT.increment();
         CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(request.build(), KubeApiClient::capped);
         try {
