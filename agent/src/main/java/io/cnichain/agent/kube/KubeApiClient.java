@@ -243,6 +243,10 @@ public final class KubeApiClient
         if (cause instanceof ConnectException) {
             return new ApiCallException("connection", call + ": cannot connect: " + reason(cause));
         }
+        if (hungUp(cause)) {
+            // The port was open but nothing answered the handshake (a load balancer with no API server behind it).
+            return new ApiCallException("connection", call + ": the server hung up before the TLS handshake ended: " + reason(cause));
+        }
         for (Throwable e = cause; e != null; e = e.getCause()) {
             if (e instanceof javax.net.ssl.SSLHandshakeException) {
                 // Without it the handshake with a Go server (X25519, P-256) fails with no word of why.
@@ -257,6 +261,18 @@ public final class KubeApiClient
             return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
         }
         return new ApiCallException("connection", call + ": " + why);
+    }
+
+    /** The JDK's TLS says a peer's hang-up mid-handshake only in its message, with no cause behind it. */
+    private static boolean hungUp(Throwable cause)
+    {
+        for (Throwable e = cause; e != null; e = e.getCause()) {
+            if (e instanceof java.io.EOFException || e instanceof java.net.SocketException
+                    || String.valueOf(e.getMessage()).contains("Remote host terminated the handshake")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A TLS context that trusts the CA file's certificates and nothing else, not the JDK's CAs. */

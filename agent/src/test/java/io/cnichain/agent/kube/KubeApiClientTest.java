@@ -13,6 +13,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,6 +111,44 @@ class KubeApiClientTest
         });
         // The JDK client's own cap on a head (jdk.http.maxHeaderSize, 384 KiB).
         assertThatThrownBy(() -> client(head).get("/api/v1/nodes/node-1", HINT)).hasMessageContaining("Header size too big");
+    }
+
+    /**
+     * A port that accepts and hangs up before the handshake ends, as a load balancer does while no API server is behind
+     * it: the server was not reached, which is tried again, not a TLS setup to fix (which is not).
+     */
+    @Test
+    void aHandshakeTheServerHangsUpOnIsAConnectionFailure()
+            throws Exception
+    {
+        ServerSocket hangsUp = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        open.add(hangsUp);
+        Thread thread = new Thread(() -> {
+            while (!hangsUp.isClosed()) {
+                try (Socket socket = hangsUp.accept()) {
+                    socket.getInputStream().read(new byte[512]);
+                }
+                catch (IOException e) {
+                    // closed: the test is over
+                }
+            }
+        }, "hangs-up");
+        thread.setDaemon(true);
+        thread.start();
+        assertThatThrownBy(() -> client(hangsUp.getLocalPort()).get("/api/v1/nodes/node-1", HINT)).isInstanceOfSatisfying(ApiCallException.class, e -> {
+            assertThat(e.kind()).as(e.getMessage()).isEqualTo("connection");
+            assertThat(e.passing()).isTrue();
+        });
+
+        // A certificate the CA did not sign is TLS, and not tried again.
+        int port = serve(out -> answer(out, "200 OK", "Content-Length: 2", "{}"));
+        client(port);
+        KubeApiClient untrusting = new KubeApiClient("127.0.0.1", Integer.toString(port), dir.resolve("serviceaccount/token"),
+                TestCertificates.shared().otherCaPem(), Duration.ofSeconds(5), Clock.SYSTEM);
+        assertThatThrownBy(() -> untrusting.get("/api/v1/nodes/node-1", HINT)).isInstanceOfSatisfying(ApiCallException.class, e -> {
+            assertThat(e.kind()).as(e.getMessage()).isEqualTo("TLS");
+            assertThat(e.passing()).isFalse();
+        });
     }
 
     @Test
