@@ -131,6 +131,11 @@ class FleetSimulation
     {
         Map<String, Integer> byReason = new TreeMap<>();
         decisions.forEach(decision -> byReason.merge(decision.decisionLabel() + " " + decision.reason().label(), 1, Integer::sum));
+        // What an API error was, by its first words (the call's path, names and numbers left out), printed beside the table.
+        Map<String, Integer> errors = new TreeMap<>();
+        decisions.stream().filter(decision -> decision.reason() == ShutdownDecision.Reason.API_ERROR)
+                .forEach(decision -> errors.merge(decision.detail().replaceAll("https?://\\S+|/\\S+|[0-9]+", "_"), 1, Integer::sum));
+        errors.forEach((error, n) -> Say.step("api_error x" + n + ": " + error));
         return byReason.toString();
     }
 
