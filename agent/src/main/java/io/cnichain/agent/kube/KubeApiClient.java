@@ -15,6 +15,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.net.ProtocolException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,6 +59,14 @@ public final class KubeApiClient
     static final int MAX_ANSWER_BYTES = 4 * 1024 * 1024;
     /** How the JDK's limiting subscriber says the cap was reached. */
     private static final String TOO_LARGE = "body exceeds capacity";
+
+    static {
+        // The JDK's client connects a second time after a refused connection, and then says only "ConnectException":
+        // one try a call, which the callers' back-off repeats, and the kernel's reason. Unless the JVM was told otherwise.
+        if (System.getProperty("jdk.httpclient.disableRetryConnect") == null) {
+            System.setProperty("jdk.httpclient.disableRetryConnect", "true");
+        }
+    }
     private static final int MAX_MESSAGE_CHARS = 300;
     private static final java.util.concurrent.atomic.LongAdder SENT = new java.util.concurrent.atomic.LongAdder();
 
@@ -90,10 +99,7 @@ public final class KubeApiClient
             throws ApiCallException
     {
         Answer answer = call("GET", path, Optional.empty(), hint);
-        if (answer.status() == 404) {
-            return Optional.empty();
-        }
-        return Optional.of(answer.ok("GET", path, hint));
+        return answer.status() == 404 ? Optional.empty() : Optional.of(answer.ok("GET", path, hint));
     }
 
     public KubeApiClient within(Duration deadline)
@@ -198,8 +204,14 @@ public final class KubeApiClient
         long end = clock.nanoTime() + deadline.toNanos();
         // A client per call: its one connection ends with the call, and nothing of it stays between the agent's few calls.
         // Never through a proxy: the API server is the node's own cluster's.
-        HttpClient client = HttpClient.newBuilder().sslContext(trusting(pem)).version(HttpClient.Version.HTTP_1_1).connectTimeout(deadline)
-                .proxy(HttpClient.Builder.NO_PROXY).build();
+        HttpClient client;
+        try {
+            client = HttpClient.newBuilder().sslContext(trusting(pem)).version(HttpClient.Version.HTTP_1_1).connectTimeout(deadline)
+                    .proxy(HttpClient.Builder.NO_PROXY).build();
+        }
+        catch (UncheckedIOException e) {
+            throw new ApiCallException("connection", call + ": no HTTP client (its selector, out of file descriptors?): " + reason(e));
+        }
         SENT.increment();
         CompletableFuture<HttpResponse<byte[]>> sent = client.sendAsync(request.build(), KubeApiClient::capped);
         try {
@@ -243,11 +255,19 @@ public final class KubeApiClient
         if (cause instanceof ConnectException) {
             return new ApiCallException("connection", call + ": cannot connect: " + reason(cause));
         }
-        if (hungUp(cause)) {
-            // The port was open but nothing answered the handshake (a load balancer with no API server behind it).
-            return new ApiCallException("connection", call + ": the server hung up before the TLS handshake ended: " + reason(cause));
+        String why = reason(cause);
+        if (why.contains(TOO_LARGE)) {
+            return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
+        }
+        if (cause instanceof ProtocolException) {
+            return new ApiCallException("response", call + ": not an answer HTTP/1.1 allows: " + why);
         }
         for (Throwable e = cause; e != null; e = e.getCause()) {
+            // The JDK says a peer's hang-up mid-handshake only in its message ("Remote host terminated the handshake",
+            // "Remote host closed the channel"): the port was open, nothing answered (a load balancer with no API server).
+            if (e instanceof javax.net.ssl.SSLHandshakeException && String.valueOf(e.getMessage()).startsWith("Remote host")) {
+                return new ApiCallException("connection", call + ": the server hung up during the TLS handshake: " + reason(e));
+            }
             if (e instanceof javax.net.ssl.SSLHandshakeException) {
                 // Without it the handshake with a Go server (X25519, P-256) fails with no word of why.
                 String runtime = Security.getProvider("SunEC") == null
@@ -256,23 +276,7 @@ public final class KubeApiClient
                         + caFile + " and name the host)" + runtime + ": " + reason(e));
             }
         }
-        String why = reason(cause);
-        if (why.contains(TOO_LARGE)) {
-            return new ApiCallException("too large", call + ": the answer is larger than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB; not read");
-        }
         return new ApiCallException("connection", call + ": " + why);
-    }
-
-    /** The JDK's TLS says a peer's hang-up mid-handshake only in its message, with no cause behind it. */
-    private static boolean hungUp(Throwable cause)
-    {
-        for (Throwable e = cause; e != null; e = e.getCause()) {
-            if (e instanceof java.io.EOFException || e instanceof java.net.SocketException
-                    || String.valueOf(e.getMessage()).contains("Remote host terminated the handshake")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A TLS context that trusts the CA file's certificates and nothing else, not the JDK's CAs. */
@@ -378,6 +382,9 @@ public final class KubeApiClient
     private static String reason(Throwable e)
     {
         String message = e.getMessage();
+        if ((message == null || message.isBlank()) && e instanceof ConnectException) {
+            return "refused or unreachable";
+        }
         return Printable.line(shortened(message == null || message.isBlank() ? e.getClass().getSimpleName() : message));
     }
 
