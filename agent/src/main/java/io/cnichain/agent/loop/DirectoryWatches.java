@@ -40,6 +40,8 @@ final class DirectoryWatches
     private final Map<Path, WatchedDirectory> entries = new LinkedHashMap<>();
     /** A watch replaced on its path stays here until its end is handled. */
     private final Map<WatchKey, Path> byKey = new HashMap<>();
+    /** Why an ancestor could not be watched, as last said. */
+    private String saidOfAncestors = "";
 
     DirectoryWatches(EventIntake.Opener service)
     {
@@ -153,6 +155,7 @@ final class DirectoryWatches
             }
         }
         armed.addAll(reconcileKeys());
+        saidOfAncestors = unwatchable().isEmpty() ? "" : saidOfAncestors;
         return armed;
     }
 
@@ -176,13 +179,13 @@ final class DirectoryWatches
                 String why = String.valueOf(e.getMessage());
                 if (entry.unwatchable().isEmpty()) {
                     log.warn("Cannot watch {}: {}; changes there would go unseen, so the agent is not ready, rescans on a timer and tries the "
-                            + "watch again{}", directory, why, why.contains("limit") ? " (the inotify watch limit: fs.inotify.max_user_watches)" : "");
+                            + "watch again{}", directory, why, why.contains("inotify watches") ? " (the inotify watch limit: fs.inotify.max_user_watches)" : "");
                 }
                 update(directory, entry(directory).unwatchable(why));
                 return false;
             }
         }
-        if (!entry.pending()) {
+        if (!entry.pending() && entry.unwatchable().isEmpty()) {
             log.info("{} does not exist yet; watching for it", directory);
         }
         update(directory, entry.pending(true));
@@ -264,9 +267,13 @@ final class DirectoryWatches
                         continue descent;
                     }
                     catch (IOException e) {
-                        // Its appearance would go untold: tried again with the directories that cannot be watched.
-                        log.warn("Cannot watch {} for {} to appear: {}", level, directory, e.getMessage());
-                        update(directory, entry(directory).unwatchable(String.valueOf(e.getMessage())));
+                        // Its appearance would go untold: tried again as one that cannot be watched; each reason said once.
+                        String why = String.valueOf(e.getMessage());
+                        if (!why.equals(saidOfAncestors)) {
+                            log.warn("Cannot watch {} for {} to appear: {}", level, directory, why);
+                            saidOfAncestors = why;
+                        }
+                        update(directory, entry(directory).unwatchable(why));
                         return Optional.empty();
                     }
                 }

@@ -14,7 +14,7 @@ import java.util.Optional;
  * @param ancestor    watched for a pending directory below it to appear, or for a wanted one in it to be replaced
  * @param key         its watch, when armed (perhaps ended, its end not yet handled)
  * @param armedOn     the file key the watch was armed on, when it could be read: tells when the path names another directory
- * @param unwatchable why a wanted directory that exists could not be watched
+ * @param unwatchable why a wanted directory that exists, or the ancestor that would tell of its appearance, could not be watched
  */
 record WatchedDirectory(boolean wanted, boolean pending, boolean ancestor, Optional<WatchKey> key, Optional<Object> armedOn,
                         Optional<String> unwatchable)
