@@ -58,7 +58,7 @@ final class ReconcilePass
         InstallReport installed = engine.installer().install(snapshot, selection, compare,
                 target -> files.patch(target, selection, snapshot, request.firstFileEventNanos()));
         compare = installed.owed();
-        files.prerequisites(!selection.targets().isEmpty() && compare.any(), request.wokeNanos());
+        files.prerequisites(!selection.targets().isEmpty() && compare.any());
         // A failure makes the node not ready; the files that can be patched still are.
         List<String> notReady = new ArrayList<>(installed.failures());
         ground.confDirMoved().ifPresent(notReady::add);

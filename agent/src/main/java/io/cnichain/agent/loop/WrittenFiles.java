@@ -154,11 +154,14 @@ final class WrittenFiles
         return known.fighting() ? new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), outcome.written()) : outcome;
     }
 
-    /** The binaries and the kubeconfig, while their write keeps failing. */
-    void prerequisites(boolean owed, long now)
+    /**
+     * The binaries and the kubeconfig, while their write keeps failing: the next try counts from this one, not from the
+     * start of its wake-up, which can come before the retry it takes was due.
+     */
+    void prerequisites(boolean owed)
     {
         if (owed) {
-            retry(of(binDir), "our binaries and kubeconfig", true, policy.refusedWrite(), now, "");
+            retry(of(binDir), "our binaries and kubeconfig", true, policy.refusedWrite(), clock.nanoTime(), "");
         }
         else if (files.containsKey(binDir)) {
             files.get(binDir).retryAfresh(true);
