@@ -202,8 +202,7 @@ public final class KubeApiClient
                 .method(method, body.map(b -> BodyPublishers.ofString(b.text())).orElse(BodyPublishers.noBody()));
         body.ifPresent(b -> request.header("Content-Type", b.contentType()));
         long end = clock.nanoTime() + deadline.toNanos();
-        // A client per call: its one connection ends with the call, and nothing of it stays between the agent's few calls.
-        // Never through a proxy: the API server is the node's own cluster's.
+        // One client and connection per call, nothing kept between the agent's few calls; never a proxy: the API server is the cluster's.
         HttpClient client;
         try {
             client = HttpClient.newBuilder().sslContext(trusting(pem)).version(HttpClient.Version.HTTP_1_1).connectTimeout(deadline)
@@ -223,7 +222,7 @@ public final class KubeApiClient
             return new Answer(status, response.body(), retryAfter);
         }
         catch (TimeoutException e) {
-            throw new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms");
+            throw failure(call, e);
         }
         catch (ExecutionException e) {
             throw failure(call, e.getCause());
@@ -249,7 +248,8 @@ public final class KubeApiClient
 
     private ApiCallException failure(String call, Throwable cause)
     {
-        if (cause instanceof HttpTimeoutException) {
+        // The whole answer's deadline, or the connection's.
+        if (cause instanceof TimeoutException || cause instanceof HttpTimeoutException) {
             return new ApiCallException("timeout", call + ": no whole answer within " + deadline.toMillis() + " ms");
         }
         if (cause instanceof ConnectException) {
