@@ -139,6 +139,11 @@ final class WrittenFiles
             case UNCHANGED, REMOVED -> {
                 known.retryAfresh(true);
                 known.keptOurEntry();
+                // In the other writer's own bytes too: the file carries our entry, which is all a fight is about. Else
+                // the fight's end, due since our write, would ask for this pass again and again.
+                if (known.keptLongEnough(now)) {
+                    fightOver(file, known);
+                }
             }
             case WAITING -> {
                 retry(known, file.toString(), false, policy.notParsed(), now, outcome.detail());
@@ -205,8 +210,7 @@ final class WrittenFiles
             }
             known.retryTaken(now);
             if (known.keptLongEnough(now) && holdsOurWrite(file, known)) {
-                known.fightOver();
-                log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(policy.fights().backoff().resetAfter()));
+                fightOver(file, known);
             }
             else if (known.keptLongEnough(now)) {
                 known.changedByAnother(now);
@@ -219,6 +223,12 @@ final class WrittenFiles
             pass = true;
         }
         return pass;
+    }
+
+    private void fightOver(Path file, WrittenFile known)
+    {
+        known.fightOver();
+        log.info("{} has kept our entry for {} s; the fight is over, back to normal speed", file, seconds(policy.fights().backoff().resetAfter()));
     }
 
     private boolean holdsOurWrite(Path file, WrittenFile known)

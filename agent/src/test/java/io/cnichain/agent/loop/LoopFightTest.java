@@ -81,6 +81,9 @@ class LoopFightTest
             // The other writer stopped: once the back-off is over and the file has kept our entry for a while, back to normal.
             loop.advance(Duration.ofMillis(300));
             loop.awaitPatched(file);
+            // Our entry is back, but one write proves nothing of the other writer: not ready until the fight is over.
+            loop.barrier();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith(FIGHT));
             loop.advance(Duration.ofMillis(150));
             loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has kept our entry for 0.15 s; the fight is over, back to normal speed");
             loop.awaitReady();
@@ -123,6 +126,42 @@ class LoopFightTest
             loop.barrier();
             assertThat(endBackOff).isFalse();
             assertThat(loop.metric("cnichain_patches_written_total")).isEqualTo(writes + 1);
+        }
+    }
+
+    /**
+     * Mid-fight, the other writer learns to keep chained plugins: it rewrites its file in its own bytes, our entry in
+     * it. Nothing is left to write, and once the file has carried our entry long enough the fight is over.
+     */
+    @Test
+    void aWriterThatStartsKeepingOurEntryInItsOwnBytesEndsTheFight(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            for (int revert = 1; revert <= FIGHTS.fights().threshold(); revert++) {
+                node.replaceAtomically("05-cilium.conflist", original);
+                loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + revert);
+            }
+            loop.awaitLog("Backing off: /etc/cni/net.d/05-cilium.conflist was undone");
+            loop.barrier();
+            assertThat(PluginList.patched(file)).isTrue();
+            node.replaceAtomically("05-cilium.conflist", node.read("05-cilium.conflist").replace("\"enable-debug\": false", "\"enable-debug\": true"));
+            loop.barrier();
+            long writes = loop.metric("cnichain_patches_written_total");
+            long passes = loop.metric("cnichain_reconciles_total");
+
+            loop.advance(Duration.ofMillis(150));
+            loop.barrier();
+            loop.advance(Duration.ofMillis(150));
+            loop.awaitLog("/etc/cni/net.d/05-cilium.conflist has kept our entry for 0.15 s; the fight is over, back to normal speed");
+            loop.awaitReady();
+            loop.barrier();
+            assertThat(loop.metric("cnichain_patches_written_total")).as("nothing to write").isEqualTo(writes);
+            assertThat(loop.metric("cnichain_reconciles_total") - passes).as("passes while the clock stood still").isLessThan(10);
+            assertThat(PluginList.patched(file)).isTrue();
         }
     }
 
