@@ -80,4 +80,48 @@ class LoopGroundTest
             NeedsRootExtension.run("umount", node.confDir().toString());
         }
     }
+
+    /**
+     * A volume mounted over the service account's directory, which the look every second does not look at: the watch
+     * stays on the hidden directory, and only the periodic check can tell. It finds another directory there, looks again
+     * a second later (an event may still be on its way), then watches it anew and looks at everything: the kubeconfig
+     * gets the new volume's token, and the next rotation there is an event.
+     */
+    @Test
+    void aVolumeMountedOverAWatchedDirectoryIsWatchedAgainByThePeriodicCheck(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
+        Path account = node.serviceAccountDir();
+        String ca = Files.readString(account.resolve("ca.crt"));
+        try {
+            try (RunningLoop loop = RunningLoop.start(node, "periodicCheckSeconds: 5\n", RunningLoop.FAST, new LoopTestAdapter())) {
+                loop.awaitPatched(file);
+                loop.awaitReady();
+                NeedsRootExtension.run("mount", "-t", "tmpfs", "-o", "size=1m", "cni-chain-check", account.toString());
+                Files.writeString(account.resolve("ca.crt"), ca);
+                Files.writeString(account.resolve("token"), "mounted-token\n");
+                loop.advance(Duration.ofSeconds(5));
+                loop.await(() -> loop.metric("cnichain_periodic_checks_total") == 1, () -> "no periodic check came");
+                loop.advance(PeriodicCheck.SETTLE.minusMillis(1));
+                loop.barrier();
+                assertThat(loop.metrics()).as("seen once: its event may be on its way").contains("cnichain_missed_events_total{what=\"watch\"} 0\n");
+                assertThat(RunningLoop.read(kubeconfig)).doesNotContain("mounted-token");
+
+                loop.advance(Duration.ofMillis(1));
+                loop.await(() -> RunningLoop.read(kubeconfig).contains("token: mounted-token"), () -> "the kubeconfig still holds " + RunningLoop.read(kubeconfig));
+                loop.awaitLog("Periodic check: " + account + " was replaced by another directory, but its watch stayed with the old one; no event told. "
+                        + "Watching it again and looking at everything");
+                assertThat(loop.metrics()).contains("cnichain_missed_events_total{what=\"watch\"} 1\n").contains("cnichain_missed_events_total{what=\"file\"} 0\n");
+
+                Files.writeString(account.resolve("token"), "rotated-token\n");
+                loop.await(() -> RunningLoop.read(kubeconfig).contains("token: rotated-token"), () -> "the rotation was not seen");
+                assertThat(loop.metric("cnichain_periodic_checks_total")).isEqualTo(2);
+            }
+        }
+        finally {
+            NeedsRootExtension.run("umount", account.toString());
+        }
+    }
 }

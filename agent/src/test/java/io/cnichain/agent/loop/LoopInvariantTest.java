@@ -58,6 +58,24 @@ class LoopInvariantTest
         }
     }
 
+    /** The runtime does not load that name, but the adapter has the last word: the primary's rewrite of it is not our echo. */
+    @Test
+    void aFileOnlyTheAdapterNamesIsPatchedAgainWhenItsPrimaryRewritesIt(TestNode node)
+            throws Exception
+    {
+        Path own = node.write("10-own.conflist-current", TestNode.OCI);
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, LoopTestAdapter.naming("10-own.conflist-current"))) {
+            loop.awaitPatched(own);
+            loop.awaitReady();
+            long writes = loop.metric("cnichain_patches_written_total");
+
+            node.replaceAtomically("10-own.conflist-current", TestNode.OCI);
+            loop.await(() -> loop.metric("cnichain_patches_written_total") > writes, () -> "the primary's rewrite was not patched");
+            loop.awaitPatched(own);
+            loop.awaitReady();
+        }
+    }
+
     @Test
     void aFirstFileTooLargeToReadWholeKeepsTheAgentNotReady(TestNode node)
             throws Exception

@@ -116,6 +116,17 @@ class LoopLinkTest
             loop.barrier();
             assertThat(loop.writes("/etc/cni/oci/10-oci.conflist-current")).isEqualTo(2);
             assertThat(Files.isSymbolicLink(node.conf("10-oci.conflist"))).isTrue();
+
+            // The link now leads into the conf dir: the other directory's watch goes (a node has only so many).
+            Path local = node.write("10-oci.conflist-local", TestNode.OCI);
+            node.relink("10-oci.conflist", "10-oci.conflist-local");
+            loop.awaitPatched(local);
+            loop.barrier();
+            String there = " in " + node.host("/etc/cni/oci");
+            long heard = loop.count(there);
+            node.replaceAtomicallyAt(real, TestNode.OCI);
+            loop.barrier();
+            assertThat(loop.count(there)).as("events from a directory no longer watched").isEqualTo(heard);
         }
     }
 }

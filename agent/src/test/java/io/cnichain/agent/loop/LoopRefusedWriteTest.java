@@ -57,6 +57,14 @@ class LoopRefusedWriteTest
                 assertThat(loop.metrics()).contains("cnichain_ready 0");
                 assertThat(PluginList.plugins(file)).containsExactly("oci-ipvlan", "oci-ptp");
                 assertThat(tempFiles(directory)).isEmpty();
+
+                // The primary's next rewrite is tried at once, but the back-off goes on: a primary that writes often
+                // must not keep our refused writes at the first step.
+                node.rewriteInPlaceAt(file, TestNode.OCI);
+                loop.barrier();
+                loop.advance(Duration.ofMillis(1));
+                loop.awaitLog("Trying /etc/cni/oci/10-oci.conflist-current again in 40 ms (try 5 after a refused write)");
+                assertThat(loop.count("(try 1 after a refused write)")).isEqualTo(1);
             }
             finally {
                 NeedsRootExtension.run("chattr", "-i", directory.toString());

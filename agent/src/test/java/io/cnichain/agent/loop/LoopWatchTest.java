@@ -32,6 +32,7 @@ class LoopWatchTest
     /**
      * No inotify instance to be had (fs.inotify.max_user_instances used up): the node gets the plugin all the same, the
      * agent is not ready and says why, and a try of the watches on the loop's back-off opens one once the kernel allows.
+     * A directory still to come counts too: nothing would tell of its appearance.
      */
     @Test
     void withoutAnInotifyInstanceTheLoopInstallsIsNotReadyAndWatchesOnceOneCanBeHad(TestNode node)
@@ -45,10 +46,12 @@ class LoopWatchTest
             }
             return FileSystems.getDefault().newWatchService();
         };
-        try (RunningLoop loop = RunningLoop.startWithoutBarrier(node, instances)) {
+        Path staging = node.host("/var/run/test-primary/staging");
+        try (RunningLoop loop = RunningLoop.startWithoutBarrier(node, new LoopTestAdapter(Set.of(Path.of("/var/run/test-primary/staging"))), instances)) {
             loop.awaitPatched(file);
             assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith("not watching /")
                     .contains("cannot watch anything: no inotify instance (User limit of inotify instances reached").contains("looking again every 1 s"));
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith("not watching /var/run/test-primary/staging: "));
 
             // A change no event tells of: the next try of the watches looks at everything.
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
@@ -64,6 +67,8 @@ class LoopWatchTest
             loop.awaitReady();
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             loop.awaitPatched(file);
+            Files.createDirectories(staging);
+            loop.await(() -> loop.count("[" + staging + "] appeared; watching again and rescanning") > 0, () -> staging + " is not watched");
         }
     }
 

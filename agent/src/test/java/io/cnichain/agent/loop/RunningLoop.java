@@ -188,9 +188,9 @@ final class RunningLoop
     }
 
     /** {@link #startWithoutBarrier(TestNode)} with its watch service from {@code watchService}, which may refuse as the kernel does. */
-    static RunningLoop startWithoutBarrier(TestNode node, EventIntake.Opener watchService)
+    static RunningLoop startWithoutBarrier(TestNode node, LoopTestAdapter adapter, EventIntake.Opener watchService)
     {
-        return startWithoutBarrier(node, node.config(), FAST, new LoopTestAdapter(), watchService);
+        return startWithoutBarrier(node, node.config(), FAST, adapter, watchService);
     }
 
     private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter)
