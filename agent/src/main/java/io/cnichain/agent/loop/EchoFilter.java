@@ -100,7 +100,6 @@ final class EchoFilter
                 return true;
             }
             log.info("Link {} {}; it resolves to {}", path, linkVerb(kind), resolved.get());
-            files.retryAfresh(resolved.get());
             log.info("New/changed file [{}] detected; re-installing", path);
             return true;
         }

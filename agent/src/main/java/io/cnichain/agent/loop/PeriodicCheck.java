@@ -58,10 +58,11 @@ final class PeriodicCheck
     record Outcome(boolean repair, boolean unsure) {}
 
     /**
-     * @param atRest whether the loop owes no pass: only then is the file judged
-     * @param now    whether to act on a difference at once, its event being one that never comes
+     * A pass the loop owes may repair a difference before the look {@link #SETTLE} later, which then finds none.
+     *
+     * @param now whether to act on a difference at once, its event being one that never comes
      */
-    Outcome run(Belief belief, boolean atRest, boolean now)
+    Outcome run(Belief belief, boolean now)
     {
         metrics.periodicCheck();
         Set<Path> seenBefore = watchesDiffering;
@@ -72,10 +73,6 @@ final class PeriodicCheck
             repair = true;
             metrics.missedEvent("watch");
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
-        }
-        if (!atRest) {
-            // The loop is at work (a retry, a back-off): it looks again by itself.
-            return new Outcome(repair, !watchesDiffering.isEmpty());
         }
         Optional<String> before = fileDiffering;
         fileDiffering = fileDifference(belief);

@@ -176,11 +176,9 @@ final class ReconcileLoop
         deadlines.put(Job.LOOK, now + GroundCheck.EVERY.toNanos());
     }
 
-    /** The file is judged only at rest: this wake-up asks for no pass, and no file wants the loop. */
     private void periodicCheck(PassRequest request, long now)
     {
-        boolean atRest = !request.wanted() && !deadlines.containsKey(Job.FILES);
-        PeriodicCheck.Outcome outcome = check.run(belief, atRest, checkAtOnce);
+        PeriodicCheck.Outcome outcome = check.run(belief, checkAtOnce);
         checkAtOnce = false;
         if (outcome.repair()) {
             rescan(request);

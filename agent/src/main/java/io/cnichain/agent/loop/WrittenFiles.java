@@ -95,14 +95,6 @@ final class WrittenFiles
         }
     }
 
-    /** A link now leads to the file: a file waiting to parse is tried again from the start. */
-    void retryAfresh(Path file)
-    {
-        if (files.containsKey(file)) {
-            files.get(file).retryAfresh(false);
-        }
-    }
-
     /** @return the outcome; one the agent is not ready for has the reason for {@code /readyz} as its detail */
     FileOutcome patch(ConfigTarget target, Selection selection, NodeSnapshot snapshot, OptionalLong firstEventNanos)
     {
