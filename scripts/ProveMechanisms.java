@@ -38,6 +38,7 @@ public class ProveMechanisms
             System.exit(2);
         }
         Map<String, Integer> tally = new LinkedHashMap<>();
+        long start = System.nanoTime();
         for (Mechanism mechanism : mechanisms) {
             if (!only.isEmpty() && !only.contains(mechanism.id())) {
                 continue;
@@ -47,7 +48,7 @@ public class ProveMechanisms
             System.out.printf("%-5s %-9s %s%n", mechanism.id(), verdict.startsWith("UNPROVEN (") ? "UNPROVEN" : verdict.split(" ")[0], mechanism.what()
                     + (verdict.contains(" ") ? ": " + verdict.substring(verdict.indexOf(' ') + 1) : ""));
         }
-        System.out.println(tally);
+        System.out.println(tally + " in " + TimeUnit.NANOSECONDS.toMinutes(System.nanoTime() - start) + " min");
         System.exit(tally.getOrDefault("SURVIVED", 0) + tally.getOrDefault("BROKEN", 0) == 0 ? 0 : 1);
     }
 
