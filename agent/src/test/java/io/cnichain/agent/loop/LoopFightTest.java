@@ -7,7 +7,9 @@ import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -163,6 +165,80 @@ class LoopFightTest
             assertThat(loop.metric("cnichain_reconciles_total") - passes).as("passes while the clock stood still").isLessThan(10);
             assertThat(PluginList.patched(file)).isTrue();
         }
+    }
+
+    /**
+     * Our write undone with no event (a write through a hard link elsewhere: inotify reports it for neither directory),
+     * once the back-off is over: the fight is not said to be over on a file without our entry. Its end is a file that
+     * still holds our write; here our entry goes back first, and the fight goes on.
+     */
+    @Test
+    void aFightIsNotOverWhileTheFileLacksOurEntryUnseen(TestNode node)
+            throws Exception
+    {
+        AgentPolicy policy = new AgentPolicy(FIGHTS.notParsed(), FIGHTS.refusedWrite(), new FightPolicy(FIGHTS.fights().quickRevert(),
+                FIGHTS.fights().threshold(), FIGHTS.fights().window(), RunningLoop.backoff(150, 300, 0, 500), FIGHTS.fights().quiet()), FIGHTS.stuckAfter());
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, policy, new LoopTestAdapter())) {
+            startFight(loop, node, file, original);
+            loop.advance(Duration.ofMillis(150));
+            loop.barrier();
+            assertThat(PluginList.patched(file)).isTrue();
+
+            undoUnseen(node, file, original);
+            long writes = loop.metric("cnichain_patches_written_total");
+            loop.advance(Duration.ofMillis(350));
+            loop.await(() -> loop.metric("cnichain_patches_written_total") > writes, () -> "our entry did not go back");
+            loop.barrier();
+            assertThat(loop.count("the fight is over")).isZero();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).startsWith(FIGHT));
+        }
+    }
+
+    /**
+     * Our write undone with no event during the back-off: the look after the quiet time finds the file without our
+     * write, and the undoing counts from then. Within the quick-revert time of our write, it is a quick revert, and the
+     * next write is backed off from longer, as if an event had told.
+     */
+    @Test
+    void aQuickRevertNoEventToldIsSeenByTheLookDuringTheBackOff(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            startFight(loop, node, file, original);
+            undoUnseen(node, file, original);
+            loop.advance(FIGHTS.fights().quiet());
+            loop.barrier();
+            loop.advance(Duration.ofMillis(150).minus(FIGHTS.fights().quiet()));
+            loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 2);
+            assertThat(RunningLoop.afterNextWrite(loop.lines("Backing off").getLast())).isEqualTo("0.3");
+        }
+    }
+
+    /** Quick reverts up to the threshold: the last of our writes stands, and a back-off of 150 ms runs from it. */
+    private static void startFight(RunningLoop loop, TestNode node, Path file, String original)
+    {
+        loop.awaitPatched(file);
+        for (int revert = 1; revert <= FIGHTS.fights().threshold(); revert++) {
+            node.replaceAtomically("05-cilium.conflist", original);
+            loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + revert);
+        }
+        loop.awaitLog("Backing off: /etc/cni/net.d/05-cilium.conflist was undone");
+        loop.barrier();
+        assertThat(PluginList.patched(file)).isTrue();
+    }
+
+    private static void undoUnseen(TestNode node, Path file, String original)
+            throws Exception
+    {
+        Path elsewhere = Files.createDirectories(node.root().resolve("elsewhere")).resolve("cilium");
+        Files.deleteIfExists(elsewhere);
+        Files.createLink(elsewhere, file);
+        Files.writeString(elsewhere, original, StandardOpenOption.TRUNCATE_EXISTING);
+        assertThat(PluginList.patched(file)).isFalse();
     }
 
     @Test
