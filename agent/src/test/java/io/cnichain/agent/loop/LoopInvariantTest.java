@@ -58,13 +58,19 @@ class LoopInvariantTest
         }
     }
 
-    /** The runtime does not load that name, but the adapter has the last word: the primary's rewrite of it is not our echo. */
+    /**
+     * The runtime does not load that name, but the adapter has the last word: the file's appearance after start, and the
+     * primary's rewrite of it, each run a pass that patches it.
+     */
     @Test
-    void aFileOnlyTheAdapterNamesIsPatchedAgainWhenItsPrimaryRewritesIt(TestNode node)
+    void aFileOnlyTheAdapterNamesIsPatchedWhenItAppearsAndWhenItsPrimaryRewritesIt(TestNode node)
             throws Exception
     {
-        Path own = node.write("10-own.conflist-current", TestNode.OCI);
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
         try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, LoopTestAdapter.naming("10-own.conflist-current"))) {
+            loop.awaitPatched(calico);
+            loop.awaitReady();
+            Path own = node.write("10-own.conflist-current", TestNode.OCI);
             loop.awaitPatched(own);
             loop.awaitReady();
             long writes = loop.metric("cnichain_patches_written_total");
