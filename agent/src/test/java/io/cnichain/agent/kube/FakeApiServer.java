@@ -61,6 +61,7 @@ public final class FakeApiServer
     private final List<String> issued = new ArrayList<>();
     private boolean fenced = true;
     private boolean nodeBinding = true;
+    private Optional<java.time.Duration> tokenLifetime = Optional.empty();
     private long version = 100;
     private Optional<String> forbiddenUser = Optional.empty();
 
@@ -192,6 +193,12 @@ public final class FakeApiServer
      * Whether a TokenRequest may bind its token to a Node: without (Kubernetes before 1.31 by default) it is refused
      * with 400 and the wording of the API server's token registry (pkg/registry/core/serviceaccount/storage/token.go).
      */
+    /** Tokens expire this long after they are issued, whatever was asked; negative: already expired by the node's clock (a skew). */
+    public synchronized void tokenLifetime(java.time.Duration lifetime)
+    {
+        tokenLifetime = Optional.of(lifetime);
+    }
+
     public synchronized void nodeBinding(boolean supported)
     {
         nodeBinding = supported;
@@ -369,7 +376,7 @@ public final class FakeApiServer
         String token = "plugin-token-" + (issued.size() + 1);
         issued.add(token);
         ObjectNode answer = ((ObjectNode) asked).deepCopy();
-        long seconds = asked.path("spec").path("expirationSeconds").asLong(3600);
+        long seconds = tokenLifetime.map(java.time.Duration::toSeconds).orElse(asked.path("spec").path("expirationSeconds").asLong(3600));
         answer.putObject("status").put("token", token).put("expirationTimestamp",
                 java.time.Instant.now().plusSeconds(seconds).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
         return new Answer(201, answer);

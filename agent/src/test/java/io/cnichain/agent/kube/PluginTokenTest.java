@@ -120,6 +120,21 @@ class PluginTokenTest
         assertThat(CapturedLog.lines()).filteredOn(line -> line.startsWith("WARN Cannot get the plugin's token")).as("said once").hasSize(1);
     }
 
+    /**
+     * A token the answer says has already expired (the node's clock ahead of the API server's): renewed a minute later,
+     * not at once and again and again.
+     */
+    @Test
+    void aTokenThatExpiresTooSoonIsRenewedAMinuteLaterNotAtOnce()
+            throws Exception
+    {
+        server.tokenLifetime(Duration.ofMinutes(-5));
+        work.add(token(dir.resolve("plugin-token/token")));
+        long next = work.awaitRuns(1, WAIT);
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).isEqualTo(Duration.ofMinutes(1));
+        assertThat(server.issuedTokens()).hasSize(1);
+    }
+
     private PluginToken token(Path file)
     {
         KubeApiClient client = new KubeApiClient("127.0.0.1", server.port(), dir.resolve("serviceaccount/token"), dir.resolve("serviceaccount/ca.crt"),

@@ -104,6 +104,10 @@ class LoopHealthTest
                 assertThat(get(server, "/healthz")).as("busy for as long as the policy allows").isEqualTo("200 ok\n");
                 loop.advanceNow(Duration.ofMillis(1));
                 assertThat(get(server, "/healthz")).startsWith("503 the reconcile loop has been busy with one pass for 201 ms");
+                assertThat(get(server, "/readyz")).as("a pass of a second at most leaves readiness as it was").isEqualTo("200 ready\n");
+                loop.advanceNow(AgentStatus.PASS_NOT_READY.minusMillis(200));
+                assertThat(get(server, "/readyz")).startsWith("503 not ready:\n- a reconcile pass has been under way for 1001 ms; what the runtime "
+                        + "loads is not known until it ends");
                 held.countDown();
                 loop.await(() -> get(server, "/healthz").equals("200 ok\n"), () -> "/healthz says " + get(server, "/healthz"));
                 loop.awaitPatched(file);

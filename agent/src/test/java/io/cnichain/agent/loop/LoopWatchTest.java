@@ -20,6 +20,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -172,6 +173,43 @@ class LoopWatchTest
             assertThat(loop.lines("Put our entry back")).containsExactly("INFO Put our entry back in /etc/cni/net.d/10-calico.conflist: another writer removed it");
             List<String> log = loop.lines("");
             assertThat(log.indexOf(loop.lines("Wrote kubeconfig").get(1))).isLessThan(log.indexOf(loop.lines("CNI binaries").get(1)));
+        }
+    }
+
+    /**
+     * More events than a watch key holds (512) while the loop is busy: the JDK drops the rest and says overflow. The
+     * rewrite among the dropped events is found by the look at everything an overflow calls for.
+     */
+    @Test
+    void aRewriteLostToAnOverflowIsFoundByTheLookAtEverything(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(file);
+            loop.awaitReady();
+            CountDownLatch release = new CountDownLatch(1);
+            AtomicBoolean hold = new AtomicBoolean(true);
+            // The loop's thread, at the end of the next pass, waits: nothing takes the events meanwhile.
+            loop.status.onReadiness(ready -> {
+                if (hold.getAndSet(false)) {
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    }
+                    catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            node.write("notes.txt", "not a configuration, but looked at");
+            loop.await(() -> !hold.get(), () -> "no pass began");
+            for (int i = 0; i < 600; i++) {
+                Files.writeString(node.conf(".scratch-" + i + ".tmp"), "");
+            }
+            node.rewriteInPlace("10-calico.conflist", TestNode.CALICO);
+            release.countDown();
+            loop.awaitLog("overflow");
+            loop.awaitPatched(file);
         }
     }
 
