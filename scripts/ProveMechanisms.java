@@ -85,6 +85,9 @@ public class ProveMechanisms
                 return "SURVIVED " + mechanism.tests() + " pass without it (" + seconds + " s)";
             }
             List<String> failed = output.lines().filter(line -> line.startsWith("[ERROR]   ")).map(String::strip).distinct().limit(3).toList();
+            if (!failed.isEmpty()) {
+                Files.delete(log);
+            }
             return "PROVEN by " + (failed.isEmpty() ? "a failed run, " + log : String.join("; ", failed)) + " (" + seconds + " s)";
         }
         finally {
