@@ -69,7 +69,11 @@ class LoopWatchTest
             node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
             loop.awaitPatched(file);
             Files.createDirectories(staging);
-            loop.await(() -> loop.count("[" + staging + "] appeared; watching again and rescanning") > 0, () -> staging + " is not watched");
+            // Armed by the event on its parent, or by a pass that came first: either way, said in the log, and heard.
+            loop.await(() -> loop.count("[" + staging + "] appeared; watching again and rescanning") + loop.count("Watching [" + staging + "] as well") > 0,
+                    () -> staging + " is not watched");
+            Files.writeString(staging.resolve("10-calico.conflist"), "{}");
+            loop.awaitLog("Ignoring event: CREATE /var/run/test-primary/staging/10-calico.conflist; not a file we patch");
         }
     }
 
