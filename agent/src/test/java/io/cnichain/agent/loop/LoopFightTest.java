@@ -104,14 +104,9 @@ class LoopFightTest
         Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
         String original = node.read("05-cilium.conflist");
         try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
-            loop.awaitPatched(file);
             // Time stands still: every revert is quick, and the last makes a fight, backed off 150 ms from our write.
+            startFight(loop, node, file, original);
             int reverts = FIGHTS.fights().threshold();
-            for (int revert = 1; revert <= reverts; revert++) {
-                node.replaceAtomically("05-cilium.conflist", original);
-                loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + revert);
-            }
-            loop.awaitLog("Backing off: /etc/cni/net.d/05-cilium.conflist was undone");
             loop.advance(Duration.ofMillis(149));
             loop.barrier();
             long writes = loop.metric("cnichain_patches_written_total");
@@ -142,14 +137,7 @@ class LoopFightTest
         Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
         String original = node.read("05-cilium.conflist");
         try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
-            loop.awaitPatched(file);
-            for (int revert = 1; revert <= FIGHTS.fights().threshold(); revert++) {
-                node.replaceAtomically("05-cilium.conflist", original);
-                loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + revert);
-            }
-            loop.awaitLog("Backing off: /etc/cni/net.d/05-cilium.conflist was undone");
-            loop.barrier();
-            assertThat(PluginList.patched(file)).isTrue();
+            startFight(loop, node, file, original);
             node.replaceAtomically("05-cilium.conflist", node.read("05-cilium.conflist").replace("\"enable-debug\": false", "\"enable-debug\": true"));
             loop.barrier();
             long writes = loop.metric("cnichain_patches_written_total");
