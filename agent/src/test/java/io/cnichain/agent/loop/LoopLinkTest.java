@@ -129,4 +129,23 @@ class LoopLinkTest
             assertThat(loop.count(there)).as("events from a directory no longer watched").isEqualTo(heard);
         }
     }
+
+    @Test
+    void aLinkHalfWayInADirectoryOfItsOwnIsWatchedThere(TestNode node)
+            throws Exception
+    {
+        Path v1 = node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-v1"), TestNode.OCI);
+        Path v2 = node.writeAt(node.host("/etc/cni/oci/10-oci.conflist-v2"), TestNode.OCI);
+        Path halfWay = node.linkAt(node.host("/etc/cni/current/10-oci.conflist"), "../oci/10-oci.conflist-v1");
+        node.link("10-oci.conflist", "../current/10-oci.conflist");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(v1);
+            loop.awaitLog("Arming a watch on " + node.host("/etc/cni/current"));
+            // Re-pointed in one rename, as ln -sfn does: nothing is said in the conf dir, nor in the targets' directory.
+            Path temp = Files.createSymbolicLink(halfWay.resolveSibling(".10-oci.conflist.tmp"), Path.of("../oci/10-oci.conflist-v2"));
+            Files.move(temp, halfWay, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            loop.awaitLog("New/changed file [/etc/cni/current/10-oci.conflist] detected; re-installing");
+            loop.awaitPatched(v2);
+        }
+    }
 }
