@@ -71,6 +71,8 @@ class NodePlacementTest
         assertThat(whyNot("{\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\"}]}", taint)).isNull();
         assertThat(whyNot("{\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Exists\",\"effect\":\"NoExecute\"}]}", taint)).isNotNull();
         assertThat(whyNot("{\"tolerations\":[{\"operator\":\"Exists\"}]}", taint)).as("tolerates everything").isNull();
+        assertThat(whyNot("{\"tolerations\":[{\"operator\":\"Equal\"}]}", "[{\"key\":\"x\",\"effect\":\"NoSchedule\"}]"))
+                .as("no key, and not Exists: tolerates nothing").isNotNull();
         assertThat(whyNot("{\"tolerations\":[{\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}]}",
                 "[{\"key\":\"x\",\"effect\":\"NoExecute\"}]")).isNotNull();
         assertThat(whyNot("{}", "[{\"key\":\"x\",\"effect\":\"PreferNoSchedule\"}]")).as("a preference keeps no pod away").isNull();

@@ -21,6 +21,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -156,6 +157,12 @@ class ShutdownDeciderTest
         ShutdownDecision decision = decide();
         assertThat(decision.reason()).isEqualTo(Reason.NO_DAEMONSET);
         assertThat(decision.cleanUp()).isTrue();
+
+        // Run by a Deployment whose ReplicaSet has the DaemonSet's name: that DaemonSet did not make the pod.
+        cluster.server().put(StandInCluster.POD_PATH, StandInCluster.json("{\"metadata\":{\"name\":\"" + StandInCluster.POD + "\",\"ownerReferences\":["
+                + "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"" + StandInCluster.DAEMON_SET + "\",\"uid\":\"" + StandInCluster.UID
+                + "\",\"controller\":true}]}}"));
+        assertThat(decide().reason()).isEqualTo(Reason.NO_DAEMONSET);
     }
 
     @Test
@@ -226,6 +233,53 @@ class ShutdownDeciderTest
         assertThat(decision.reason()).isEqualTo(Reason.API_UNAVAILABLE);
         assertThat(decision.detail()).isEqualTo("the API server did not answer within 2000 ms (GET " + StandInCluster.POD_PATH + ")");
         assertThat(elapsedMillis).as("bounded by the budget").isBetween(BUDGET.toMillis() - 100, BUDGET.toMillis() + 1500);
+    }
+
+    @Test
+    void asksNothingMoreOnceTheBudgetIsSpent()
+            throws Exception
+    {
+        // The pod's answer comes as the budget ends: the DaemonSet is not asked, whatever time a call would have had.
+        AtomicLong late = new AtomicLong();
+        Clock clock = new Clock()
+        {
+            @Override
+            public long nanoTime()
+            {
+                return System.nanoTime() + late.get();
+            }
+
+            @Override
+            public long blockNanos(long deadlineNanos)
+            {
+                return Math.max(0, deadlineNanos - nanoTime());
+            }
+        };
+        CountDownLatch release = new CountDownLatch(1);
+        cluster.server().holdNext("GET", release);
+        var decision = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), cluster.apiServer(), BUDGET, clock).decide());
+        cluster.server().awaitRequests(1, Duration.ofSeconds(10));
+        late.set(BUDGET.toNanos());
+        release.countDown();
+        assertThat(decision.get(10, java.util.concurrent.TimeUnit.SECONDS)).extracting(ShutdownDecision::reason, ShutdownDecision::detail)
+                .containsExactly(Reason.API_UNAVAILABLE, "the API server did not answer within 2000 ms (GET " + StandInCluster.DAEMON_SET_PATH + ")");
+        assertThat(cluster.server().requests()).extracting(FakeApiServer.Request::path).containsExactly(StandInCluster.POD_PATH);
+    }
+
+    @Test
+    void takesHalfTheShutdownTimeoutAtMost()
+    {
+        CountDownLatch never = new CountDownLatch(1);
+        cluster.server().holdAll(never);
+        ApiServerSettings api = cluster.apiServer();
+        var config = io.cnichain.core.config.ConfigLoader.load(Optional.empty(),
+                java.util.Map.of("KUBERNETES_SERVICE_HOST", api.host().orElseThrow(), "KUBERNETES_SERVICE_PORT", api.port().orElseThrow(), "POD_NAME",
+                        StandInCluster.POD, "POD_NAMESPACE", StandInCluster.NAMESPACE, "NODE_NAME", StandInCluster.NODE),
+                java.util.Map.of("--service-account-dir", api.serviceAccountDir().toString(), "--shutdown-timeout", "3"));
+        ShutdownDecision decision = ShutdownDecider.fromConfig(config, Clock.SYSTEM).decide();
+        never.countDown();
+        assertThat(decision.detail()).isEqualTo("the API server did not answer within 1500 ms (GET " + StandInCluster.POD_PATH + ")");
     }
 
     @Test
