@@ -16,12 +16,16 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * Each edit is made in the checkout and undone after its run (the agent's main code must have no uncommitted change).
- * It runs the entry's tests only ({@code tests:}), with the module's other dependencies as installed in ~/.m2.
+ * It runs the entry's tests only ({@code tests:}), with the module's other dependencies as installed in ~/.m2. Tests of the
+ * distribution module run against the distribution packaged with the edit ({@code mvn -pl agent,distribution package}),
+ * so that an entry of the {@code Agent} class is proven by the agent as a real process.
  */
 public class ProveMechanisms
 {
     private static final Path LIST = Path.of("agent/src/test/mechanisms.txt");
     private static final Path SOURCES = Path.of("agent/src/main/java/io/cnichain/agent");
+
+    private static boolean distributionBuilt;
 
     record Edit(Path file, String before, String after) {}
 
@@ -48,6 +52,10 @@ public class ProveMechanisms
             System.out.printf("%-5s %-9s %s%n", mechanism.id(), verdict.startsWith("UNPROVEN (") ? "UNPROVEN" : verdict.split(" ")[0], mechanism.what()
                     + (verdict.contains(" ") ? ": " + verdict.substring(verdict.indexOf(' ') + 1) : ""));
         }
+        if (distributionBuilt) {
+            // What the last distribution run left was built with an edit: build it again as it is.
+            new ProcessBuilder(maven("none")).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        }
         System.out.println(tally + " in " + TimeUnit.NANOSECONDS.toMinutes(System.nanoTime() - start) + " min");
         System.exit(tally.getOrDefault("SURVIVED", 0) + tally.getOrDefault("BROKEN", 0) == 0 ? 0 : 1);
     }
@@ -69,8 +77,7 @@ public class ProveMechanisms
             }
             Path log = Files.createTempFile("prove-" + mechanism.id() + "-", ".log");
             long start = System.nanoTime();
-            Process maven = new ProcessBuilder("mvn", "-B", "-ntp", "-o", "test", "-Dtest=" + mechanism.tests(), "-Dsurefire.failIfNoSpecifiedTests=false")
-                    .directory(Path.of("agent").toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process maven = new ProcessBuilder(maven(mechanism.tests())).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             if (!maven.waitFor(15, TimeUnit.MINUTES)) {
                 maven.destroyForcibly();
                 return "BROKEN its tests did not end within 15 minutes; " + log;
@@ -95,6 +102,24 @@ public class ProveMechanisms
                 Files.writeString(original.getKey(), original.getValue());
             }
         }
+    }
+
+    /** The agent's tests run in its module; the distribution's run against the distribution built with the edit. */
+    private static List<String> maven(String tests)
+            throws IOException
+    {
+        boolean agentOnly = true;
+        for (String test : tests.split(",")) {
+            String name = test.split("#")[0] + ".java";
+            try (var found = Files.walk(Path.of("agent/src/test/java"))) {
+                agentOnly &= found.anyMatch(file -> file.getFileName().toString().equals(name));
+            }
+        }
+        List<String> command = new ArrayList<>(List.of("mvn", "-B", "-ntp", "-o"));
+        command.addAll(agentOnly ? List.of("-f", "agent", "test") : List.of("-pl", "agent,distribution", "package"));
+        distributionBuilt |= !agentOnly;
+        command.addAll(List.of("-Dtest=" + tests, "-Dsurefire.failIfNoSpecifiedTests=false"));
+        return command;
     }
 
     private static String remember(Map<Path, String> originals, Path file)

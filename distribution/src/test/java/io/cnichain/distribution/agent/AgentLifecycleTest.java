@@ -85,6 +85,26 @@ class AgentLifecycleTest
     }
 
     @Test
+    void aScrapersListenerServesTheMetricsAloneAtItsOwnAddress(TestNode node)
+            throws IOException
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        try (AgentProcess agent = AgentProcess.start(node, "--metrics-address", "[::1]:" + port)) {
+            awaitPatched(agent, file);
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").status() == 200, agent::log);
+            agent.awaitLog("Metrics on 0:0:0:0:0:0:0:1:" + port + ": /metrics", Duration.ofSeconds(5));
+            AgentProcess.Response metrics = AgentProcess.get(java.net.URI.create("http://[::1]:" + port + "/metrics"));
+            assertThat(metrics.status()).isEqualTo(200);
+            assertThat(metrics.body()).contains("cnichain_ready 1");
+            assertThat(AgentProcess.get(java.net.URI.create("http://[::1]:" + port + "/readyz")).status()).isEqualTo(404);
+        }
+    }
+
+    @Test
     void sighupStopsTheAgentAsSigtermDoes(TestNode node)
     {
         Path file = node.write("10-calico.conflist", TestNode.CALICO);

@@ -145,8 +145,13 @@ final class AgentProcess
 
     Response get(String path)
     {
+        return get(URI.create("http://127.0.0.1:" + healthPort + path));
+    }
+
+    static Response get(URI uri)
+    {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + path))
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri)
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.body());
         }
