@@ -91,7 +91,7 @@ public class ProveMechanisms
                 Files.delete(log);
                 return "SURVIVED " + mechanism.tests() + " pass without it (" + seconds + " s)";
             }
-            List<String> failed = output.lines().filter(line -> line.startsWith("[ERROR]   ")).map(String::strip).distinct().limit(3).toList();
+            List<String> failed = output.lines().filter(line -> line.startsWith("[ERROR]   ") && !line.startsWith("[ERROR]   mvn ")).map(String::strip).distinct().limit(3).toList();
             if (!failed.isEmpty()) {
                 Files.delete(log);
             }
