@@ -208,6 +208,10 @@ class LoopDropInTest
                     assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf")).as("writes while backing off").isEqualTo(written);
                     loop.advance(Duration.ofMillis(1));
                     loop.awaitWrites("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf", written + 1);
+                    // Deleted at once, that write steps the back-off: the deletion's event is the undoing, however late the next write.
+                    loop.await(() -> !Files.exists(dropIn), () -> dropIn + " was not deleted");
+                    loop.barrier();
+                    assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf")).as("writes after the deletion").isEqualTo(written + 1);
                 }
                 assertThat(loop.status.ready()).isFalse();
             }
