@@ -154,7 +154,6 @@ final class EventIntake
             appeared.addAll(watches.invalidated(key));
         }
         Set<Path> replaced = new LinkedHashSet<>();
-        List<Event> relevant = new ArrayList<>();
         for (Event event : events) {
             boolean ancestor = watches.isAncestor(event.directory());
             if (ancestor && !watches.isWanted(event.directory())) {
@@ -162,10 +161,6 @@ final class EventIntake
             }
             if (ancestor && event.kind() == EventKind.CREATE) {
                 appeared.addAll(watches.retryPending());
-            }
-            // An ancestor watched only for a missing directory to appear has done its job above.
-            if (!ancestor || watches.isWanted(event.directory())) {
-                relevant.add(event);
             }
         }
         if (!replaced.isEmpty()) {
@@ -178,7 +173,7 @@ final class EventIntake
         if (overflow) {
             log.warn("More events arrived at once than the watch queue holds (overflow); rescanning everything");
         }
-        return new Batch(woke, relevant, !invalidated.isEmpty() || overflow || !replaced.isEmpty() || !appeared.isEmpty());
+        return new Batch(woke, events, !invalidated.isEmpty() || overflow || !replaced.isEmpty() || !appeared.isEmpty());
     }
 
     /** @param kind never {@link EventKind#OVERFLOW}: that is the batch's */
