@@ -43,6 +43,22 @@ class LoopRewriteTest
         }
     }
 
+    /** The kubeconfig's own events ask for the kubeconfig: a pass for the configurations alone would find it there and go. */
+    @Test
+    void aKubeconfigLeftWithAnotherModeIsWrittenAgain(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        Path kubeconfig = node.conf("ZZZ-linkerd-cni-kubeconfig");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(file);
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = Files.getPosixFilePermissions(kubeconfig);
+            Files.setPosixFilePermissions(kubeconfig, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+            loop.awaitLog("Wrote kubeconfig /etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig: its mode was not");
+            assertThat(Files.getPosixFilePermissions(kubeconfig)).isEqualTo(mode);
+        }
+    }
+
     @Test
     void replacedAtomicallyThroughAHiddenTempFileIsRepatchedEachTime(TestNode node)
             throws Exception
