@@ -89,6 +89,15 @@ class NodeFencesClusterIT
                 .as("its own condition on its own Node").isZero();
         assertThat(conditionStatus(cluster, node, condition)).isEqualTo(Optional.of("True"));
 
+        // A policy just created is enforced once the API server has loaded it from its watch: until then the token has
+        // what RBAC grants. A dry run, which admission judges as it would the write, tells when the fence is up.
+        long since = System.nanoTime();
+        java.util.concurrent.atomic.AtomicInteger dryRuns = new java.util.concurrent.atomic.AtomicInteger();
+        Await.until(Duration.ofSeconds(30), () -> dryRuns.incrementAndGet() > 0 && updateStatus(reporter, cluster, OTHER_NODE,
+                status -> setCondition(status, condition, "True"), "--dry-run=server").code() != 0,
+                () -> "the fence never denied the reporter another Node's status");
+        Say.step(String.format("the reporter's fence denied dry run %d of another Node's status, %d ms after the reporter's own write", dryRuns.get(),
+                (System.nanoTime() - since) / 1_000_000));
         Result otherCondition = updateStatus(reporter, cluster, OTHER_NODE, status -> setCondition(status, condition, "True"));
         assertThat(otherCondition.code()).as("its condition on another Node: %s", otherCondition).isNotZero();
         assertThat(otherCondition.err()).contains("denied request");
@@ -141,14 +150,16 @@ class NodeFencesClusterIT
     }
 
     /** A PUT of the Node's status subresource, as the reporter's {@code UpdateStatus} does, with {@code change} applied. */
-    private static Result updateStatus(Kubectl as, Cluster cluster, String node, java.util.function.Consumer<ObjectNode> change)
+    private static Result updateStatus(Kubectl as, Cluster cluster, String node, java.util.function.Consumer<ObjectNode> change, String... flags)
     {
         ObjectNode object = (ObjectNode) cluster.kubectl().json("get", "node", node);
         if (!object.path("metadata").has("labels")) {
             ((ObjectNode) object.path("metadata")).putObject("labels");
         }
         change.accept(object);
-        return as.run(Optional.of(object.toString()), "replace", "--subresource=status", "-f", "-");
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("replace", "--subresource=status", "-f", "-"));
+        args.addAll(java.util.List.of(flags));
+        return as.run(Optional.of(object.toString()), args.toArray(String[]::new));
     }
 
     private static void setCondition(ObjectNode node, String type, String status)
