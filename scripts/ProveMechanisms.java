@@ -25,8 +25,6 @@ public class ProveMechanisms
     private static final Path LIST = Path.of("agent/src/test/mechanisms.txt");
     private static final Path SOURCES = Path.of("agent/src/main/java/io/cnichain/agent");
 
-    private static boolean distributionBuilt;
-
     record Edit(Path file, String before, String after) {}
 
     record Mechanism(String id, String what, String tests, List<Edit> edits, String unproven) {}
@@ -52,9 +50,13 @@ public class ProveMechanisms
             System.out.printf("%-5s %-9s %s%n", mechanism.id(), verdict.startsWith("UNPROVEN (") ? "UNPROVEN" : verdict.split(" ")[0], mechanism.what()
                     + (verdict.contains(" ") ? ": " + verdict.substring(verdict.indexOf(' ') + 1) : ""));
         }
-        if (distributionBuilt) {
-            // What the last distribution run left was built with an edit: build it again as it is.
-            new ProcessBuilder(maven("none")).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        boolean distributionRan = false;
+        for (Mechanism mechanism : mechanisms) {
+            distributionRan |= (only.isEmpty() || only.contains(mechanism.id())) && mechanism.unproven().isEmpty() && !inAgent(mechanism.tests());
+        }
+        if (distributionRan) {
+            // The distribution the last run left was packaged with an edit: package it again as it is.
+            new ProcessBuilder(maven("none", false)).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
         }
         System.out.println(tally + " in " + TimeUnit.NANOSECONDS.toMinutes(System.nanoTime() - start) + " min");
         System.exit(tally.getOrDefault("SURVIVED", 0) + tally.getOrDefault("BROKEN", 0) == 0 ? 0 : 1);
@@ -77,7 +79,7 @@ public class ProveMechanisms
             }
             Path log = Files.createTempFile("prove-" + mechanism.id() + "-", ".log");
             long start = System.nanoTime();
-            Process maven = new ProcessBuilder(maven(mechanism.tests())).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process maven = new ProcessBuilder(maven(mechanism.tests(), inAgent(mechanism.tests()))).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             if (!maven.waitFor(15, TimeUnit.MINUTES)) {
                 maven.destroyForcibly();
                 return "BROKEN its tests did not end within 15 minutes; " + log;
@@ -105,19 +107,25 @@ public class ProveMechanisms
     }
 
     /** The agent's tests run in its module; the distribution's run against the distribution built with the edit. */
-    private static List<String> maven(String tests)
+    /** @return whether every test named is the agent module's */
+    private static boolean inAgent(String tests)
             throws IOException
     {
-        boolean agentOnly = true;
         for (String test : tests.split(",")) {
             String name = test.split("#")[0] + ".java";
             try (var found = Files.walk(Path.of("agent/src/test/java"))) {
-                agentOnly &= found.anyMatch(file -> file.getFileName().toString().equals(name));
+                if (found.noneMatch(file -> file.getFileName().toString().equals(name))) {
+                    return false;
+                }
             }
         }
+        return true;
+    }
+
+    private static List<String> maven(String tests, boolean inAgent)
+    {
         List<String> command = new ArrayList<>(List.of("mvn", "-B", "-ntp", "-o"));
-        command.addAll(agentOnly ? List.of("-f", "agent", "test") : List.of("-pl", "agent,distribution", "package"));
-        distributionBuilt |= !agentOnly;
+        command.addAll(inAgent ? List.of("-f", "agent", "test") : List.of("-pl", "agent,distribution", "package"));
         command.addAll(List.of("-Dtest=" + tests, "-Dsurefire.failIfNoSpecifiedTests=false"));
         return command;
     }

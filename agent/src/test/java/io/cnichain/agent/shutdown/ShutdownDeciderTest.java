@@ -6,6 +6,7 @@ import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.agent.shutdown.ShutdownDecision.Reason;
 import io.cnichain.agent.time.Clock;
+import io.cnichain.agent.time.ManualClock;
 import io.cnichain.agent.kube.FakeApiServer;
 import io.cnichain.agent.kube.TestCertificates;
 import org.junit.jupiter.api.AfterEach;
@@ -21,7 +22,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -240,27 +240,13 @@ class ShutdownDeciderTest
             throws Exception
     {
         // The pod's answer comes as the budget ends: the DaemonSet is not asked, whatever time a call would have had.
-        AtomicLong late = new AtomicLong();
-        Clock clock = new Clock()
-        {
-            @Override
-            public long nanoTime()
-            {
-                return System.nanoTime() + late.get();
-            }
-
-            @Override
-            public long blockNanos(long deadlineNanos)
-            {
-                return Math.max(0, deadlineNanos - nanoTime());
-            }
-        };
+        ManualClock clock = new ManualClock();
         CountDownLatch release = new CountDownLatch(1);
         cluster.server().holdNext("GET", release);
         var decision = java.util.concurrent.CompletableFuture.supplyAsync(
                 () -> new ShutdownDecider(CleanupMode.AUTO, Optional.of(StandInCluster.pod()), cluster.apiServer(), BUDGET, clock).decide());
         cluster.server().awaitRequests(1, Duration.ofSeconds(10));
-        late.set(BUDGET.toNanos());
+        clock.advance(BUDGET);
         release.countDown();
         assertThat(decision.get(10, java.util.concurrent.TimeUnit.SECONDS)).extracting(ShutdownDecision::reason, ShutdownDecision::detail)
                 .containsExactly(Reason.API_UNAVAILABLE, "the API server did not answer within 2000 ms (GET " + StandInCluster.DAEMON_SET_PATH + ")");
