@@ -173,10 +173,14 @@ final class WrittenFile
 
     /**
      * The file does not parse yet, or the filesystem refused our write. A try before the next is due (a pass for another
-     * reason) takes no place in the schedule, nor does one after it gave up.
+     * reason) takes no place in the schedule, nor does one after it gave up, nor a file caught mid-write while our writes
+     * are refused: a primary that rewrites its file in place must not keep them at the first step.
      */
     Optional<Retry> notPatched(boolean refused, Backoff.Policy schedule, long now)
     {
+        if (retry.isPresent() && retryRefused && !refused) {
+            return Optional.empty();
+        }
         if (retry.isEmpty() || retryRefused != refused) {
             retry = Optional.of(new Backoff(schedule, new SplittableRandom()));
             retryRefused = refused;

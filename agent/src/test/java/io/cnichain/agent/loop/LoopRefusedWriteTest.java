@@ -59,7 +59,11 @@ class LoopRefusedWriteTest
                 assertThat(tempFiles(directory)).isEmpty();
 
                 // The primary's next rewrite is tried at once, but the back-off goes on: a primary that writes often
-                // must not keep our refused writes at the first step.
+                // must not keep our refused writes at the first step, not even when a pass catches its file mid-write.
+                long caughtEmpty = loop.count("10-oci.conflist-current: is empty; not patched");
+                Files.write(file, new byte[0]);
+                loop.barrier();
+                assertThat(loop.count("10-oci.conflist-current: is empty; not patched")).as("the pass saw the file mid-write").isEqualTo(caughtEmpty + 1);
                 node.rewriteInPlaceAt(file, TestNode.OCI);
                 loop.barrier();
                 loop.advance(Duration.ofMillis(1));
