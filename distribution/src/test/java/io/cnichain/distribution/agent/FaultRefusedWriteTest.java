@@ -127,7 +127,8 @@ class FaultRefusedWriteTest
             // 0.25 + 0.5 + 1 s of back-off: the first try and three more, not one try per echo of our own list (that spun,
             // a write every few milliseconds, before the list was recorded as ours).
             agent.awaitCount("Trying /etc/cni/net.d/10-bridge.conf again in 2000 ms", 1);
-            assertThat(agent.count("Renaming /etc/cni/net.d/10-bridge.conf extension to .conflist")).isBetween(4L, 6L);
+            long tries = agent.count("Renaming /etc/cni/net.d/10-bridge.conf extension to .conflist");
+            assertThat(tries).isBetween(4L, 6L);
             assertThat(Files2.read(conf)).as("what the runtime loads is untouched").isEqualTo(before);
             assertThat(plugins(conflist)).as("the list beside it, which the runtime does not load while the .conf is there, is whole")
                     .containsExactly("bridge", "linkerd-cni");
@@ -138,7 +139,7 @@ class FaultRefusedWriteTest
             awaitReady(agent);
             observer.close();
             assertThat(observer.violations()).isEmpty();
-            report(agent, "immutable .conf");
+            report(agent, "immutable .conf", tries + " tries before the back-off's 2 s step (0.25 + 0.5 + 1 s of back-off)");
         }
     }
 
@@ -180,7 +181,12 @@ class FaultRefusedWriteTest
 
     private static void report(AgentProcess agent, String what)
     {
+        report(agent, what, "");
+    }
+
+    private static void report(AgentProcess agent, String what, String more)
+    {
         assertThat(agent.log()).doesNotContain("Exception").doesNotContain("\tat ");
-        FaultSettings.report(what, "not ready with the reason, nothing half done, patched once it cleared");
+        FaultSettings.report(what, "not ready with the reason, nothing half done, patched once it cleared" + (more.isEmpty() ? "" : "; " + more));
     }
 }
