@@ -16,11 +16,13 @@ final class NodePlacement
 {
     /**
      * The tolerations the DaemonSet controller adds to every daemon pod, so that a node that is not ready, cordoned
-     * for a drain or under pressure keeps its daemons: without them a node shutdown would look like an uninstall.
+     * for a drain or under pressure keeps its daemons: without them a node shutdown would look like an uninstall. A
+     * node that is not ready or not reached has the {@code NoSchedule} taint of that condition too, which the
+     * controller does not tolerate for a new pod; it goes when the node is back, so here it keeps the pod as well.
      */
     private static final List<Toleration> DAEMON_TOLERATIONS = List.of(
-            Toleration.exists("node.kubernetes.io/not-ready", "NoExecute"),
-            Toleration.exists("node.kubernetes.io/unreachable", "NoExecute"),
+            Toleration.exists("node.kubernetes.io/not-ready", ""),
+            Toleration.exists("node.kubernetes.io/unreachable", ""),
             Toleration.exists("node.kubernetes.io/disk-pressure", "NoSchedule"),
             Toleration.exists("node.kubernetes.io/memory-pressure", "NoSchedule"),
             Toleration.exists("node.kubernetes.io/pid-pressure", "NoSchedule"),

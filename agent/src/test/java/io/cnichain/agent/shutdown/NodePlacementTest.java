@@ -89,6 +89,14 @@ class NodePlacementTest
             String[] parts = taint.split(":");
             assertThat(whyNot("{}", "[{\"key\":\"" + parts[0] + "\",\"effect\":\"" + parts[1] + "\"}]")).as(taint).isNull();
         }
+        // A node shutting down goes not-ready first: the node lifecycle controller adds the NoSchedule taint beside the
+        // NoExecute one, which the template's own tolerations need not tolerate; the node is back without them.
+        for (String condition : new String[] {"not-ready", "unreachable"}) {
+            String both = "[{\"key\":\"node.kubernetes.io/" + condition + "\",\"effect\":\"NoSchedule\"},{\"key\":\"node.kubernetes.io/" + condition
+                    + "\",\"effect\":\"NoExecute\"}]";
+            assertThat(whyNot("{\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"mesh\",\"effect\":\"NoSchedule\"}]}", both))
+                    .as(condition).isNull();
+        }
         String networkUnavailable = "[{\"key\":\"node.kubernetes.io/network-unavailable\",\"effect\":\"NoSchedule\"}]";
         assertThat(whyNot("{\"hostNetwork\":true}", networkUnavailable)).isNull();
         assertThat(whyNot("{}", networkUnavailable)).as("only for pods on the host's network").isNotNull();
