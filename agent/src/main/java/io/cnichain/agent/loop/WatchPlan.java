@@ -74,13 +74,16 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
                 namesIn(names, host.toContainer(file.getParent())).add(ANY_DROP_IN);
             });
         }
-        // A list that a broken drop-in keeps from loading loads again when its plugin directory is fixed, unheard in the conf dir.
+        // A file before the runtime's that does not load yet loads once it is fixed, unheard in the conf dir when it lies
+        // behind a link in another directory, or when a broken drop-in in its plugin directory keeps it from loading.
         Optional<ConfigEntry> effective = snapshot.effectiveConfig();
         for (ConfigEntry entry : snapshot.entries()) {
             if (effective.isPresent() && entry.name().equals(effective.get().name())) {
                 break;
             }
             if (entry.runtimeLoadable()) {
+                entry.resolvedFile().ifPresent(file -> add(host, names, file));
+                entry.linkChain().forEach(link -> add(host, names, link));
                 DropIns.Reading dropIns = snapshot.dropIns(entry);
                 if (dropIns.failure().isPresent() && dropIns.directory().isPresent()) {
                     namesIn(names, host.toContainer(dropIns.directory().get())).add(ANY_DROP_IN);

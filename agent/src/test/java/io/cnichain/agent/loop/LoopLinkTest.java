@@ -148,4 +148,22 @@ class LoopLinkTest
             loop.awaitPatched(v2);
         }
     }
+
+    @Test
+    void aLinkBeforeTheRuntimesFileWhoseTargetInAnotherDirectoryBecomesValidIsPatched(TestNode node)
+            throws Exception
+    {
+        // The runtime skips (CRI-O) or fails on (containerd) a list with no plugins: calico's is the one it loads, for now.
+        Path real = node.writeAt(node.host("/etc/cni/oci/05-oci.conflist-current"), "{\"cniVersion\":\"0.3.1\",\"name\":\"oci\",\"plugins\":[]}");
+        node.link("05-oci.conflist", "../oci/05-oci.conflist-current");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(calico);
+            loop.awaitReady();
+            // The primary finishes its list where the link leads: nothing is said in the conf dir.
+            node.replaceAtomicallyAt(real, TestNode.OCI);
+            loop.awaitPatched(real);
+            loop.awaitReady();
+        }
+    }
 }
