@@ -42,12 +42,15 @@ final class PeriodicCheck
         this.metrics = metrics;
     }
 
-    /** What the last pass left: the runtime's file as it saw it, and whether the agent said ready. */
-    record Belief(Optional<Path> effective, boolean ready)
+    /**
+     * What the last pass left: the runtime's file as it saw it, whether the agent said ready, and whether the pass
+     * failed, which no event or timer tries again (an adapter disabled, a call that threw): the check does.
+     */
+    record Belief(Optional<Path> effective, boolean ready, boolean failed)
     {
-        static Belief of(ReconcilePass.Report report, boolean ready)
+        static Belief of(ReconcilePass.Report report, boolean ready, boolean failed)
         {
-            return new Belief(report.snapshot().effectiveConfig().map(ConfigEntry::path), ready);
+            return new Belief(report.snapshot().effectiveConfig().map(ConfigEntry::path), ready, failed);
         }
     }
 
@@ -73,6 +76,10 @@ final class PeriodicCheck
             repair = true;
             metrics.missedEvent("watch");
             log.warn("Periodic check: {} {}; no event told. Watching it again and looking at everything", fixed.directory(), fixed.why());
+        }
+        if (belief.failed()) {
+            log.debug("Periodic check: the last pass failed; reconciling again");
+            repair = true;
         }
         Optional<String> before = fileDiffering;
         fileDiffering = fileDifference(belief);

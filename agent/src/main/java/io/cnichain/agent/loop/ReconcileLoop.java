@@ -45,7 +45,7 @@ final class ReconcileLoop
     private final Map<Job, Long> deadlines = new EnumMap<>(Job.class);
     private final Backoff watchRetry = new Backoff(WATCH_RETRY, new SplittableRandom());
     private Duration watchRetryWait = WATCH_RETRY.first();
-    private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false);
+    private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false, false);
     private boolean checkAtOnce;
     private WatchPlan plan;
     private volatile boolean stopping;
@@ -245,7 +245,7 @@ final class ReconcileLoop
             ReconcilePass.Report report = pass.run(request);
             metrics.reconcile(report.result());
             if (report.result() == ReconcilePass.Result.ECHO) {
-                belief = PeriodicCheck.Belief.of(report, belief.ready());
+                belief = PeriodicCheck.Belief.of(report, belief.ready(), belief.failed());
                 return;
             }
             if (report.selection().isPresent()) {
@@ -263,7 +263,7 @@ final class ReconcileLoop
                 metrics.success(System.currentTimeMillis());
             }
             status.publish(notReady);
-            belief = PeriodicCheck.Belief.of(report, notReady.isEmpty());
+            belief = PeriodicCheck.Belief.of(report, notReady.isEmpty(), report.result() == ReconcilePass.Result.FAILED);
         }
         catch (ClosedWatchServiceException e) {
             // stop() closed the service while this pass was arming watches: the loop ends, nothing failed.
@@ -274,6 +274,7 @@ final class ReconcileLoop
             log.error("Reconcile failed: {}", e.toString(), e);
             metrics.reconcile(ReconcilePass.Result.FAILED);
             status.publish(List.of("the last reconcile failed: " + e.getMessage()));
+            belief = new PeriodicCheck.Belief(belief.effective(), false, true);
         }
         finally {
             status.busy(false);

@@ -118,4 +118,61 @@ class LoopPeriodicCheckTest
             assertThat(loop.status.ready()).isTrue();
         }
     }
+
+    /**
+     * A pass that fails (here a plug-in adapter that throws, and is disabled for it) has no event or timer of its own
+     * to try again, while the next pass may well succeed (another adapter decides): the periodic check makes it.
+     */
+    @Test
+    void aFailedPassIsTriedAgainAtThePeriodicCheck(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        FailingAdapter failing = new FailingAdapter();
+        try (RunningLoop loop = RunningLoop.start(node, failing)) {
+            loop.awaitPatched(file);
+            loop.awaitReady();
+            failing.fail = true;
+            node.replaceAtomically("10-calico.conflist", TestNode.CALICO);
+            loop.awaitLog("adapter failing: is disabled");
+            loop.barrier();
+            assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason).contains("is disabled"));
+
+            loop.advance(Duration.ofSeconds(1));
+            loop.barrier();
+            assertThat(loop.status.notReady()).as("nothing asks for a pass before the check").isNotEmpty();
+            loop.advance(Duration.ofSeconds(60));
+            loop.awaitPatched(file);
+            loop.awaitReady();
+            assertThat(loop.lines("Using adapter")).last().asString().contains(LoopTestAdapter.NAME);
+        }
+    }
+
+    /** Preferred by the selector (a platform file's score) until it throws. */
+    private static final class FailingAdapter
+            implements io.cnichain.spi.CniPlatformAdapter
+    {
+        volatile boolean fail;
+
+        @Override
+        public String name()
+        {
+            return "failing";
+        }
+
+        @Override
+        public io.cnichain.spi.Detection detect(io.cnichain.spi.NodeView node, io.cnichain.spi.AdapterSettings settings)
+        {
+            return io.cnichain.spi.Detection.of(io.cnichain.spi.Detection.PLATFORM_FILE, "the test says so");
+        }
+
+        @Override
+        public java.util.List<io.cnichain.spi.ConfigTarget> authoritativeConfigs(io.cnichain.spi.NodeView node, io.cnichain.spi.AdapterSettings settings)
+        {
+            if (fail) {
+                throw new IllegalStateException("a bug of the adapter's");
+            }
+            return node.effectiveConfig().map(entry -> java.util.List.of(io.cnichain.spi.ConfigTarget.of(entry, "the runtime's"))).orElse(java.util.List.of());
+        }
+    }
 }

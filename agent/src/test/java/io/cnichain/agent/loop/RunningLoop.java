@@ -12,6 +12,7 @@ import io.cnichain.core.discovery.LibcniGeneration;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
 import io.cnichain.core.logcapture.CapturedLog;
+import io.cnichain.spi.CniPlatformAdapter;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.testkit.Await;
 import io.cnichain.testkit.KubeletVolume;
@@ -69,10 +70,11 @@ final class RunningLoop
     private final List<String> invariantBreaks = new java.util.concurrent.CopyOnWriteArrayList<>();
     private int barriers;
 
-    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter, EventIntake.Opener watchService)
+    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, List<CniPlatformAdapter> adapters, EventIntake.Opener watchService)
     {
         this.node = node;
-        AdapterRegistry registry = new AdapterRegistry(List.of(new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH, "core tests")), List.of());
+        AdapterRegistry registry = new AdapterRegistry(adapters.stream().map(adapter -> new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH,
+                "core tests")).toList(), List.of());
         Engine engine = new Engine(config, registry);
         loop = new ReconcileLoop(engine, watchService, status, metrics, policy, clock);
         thread = new Thread(loop::run, "reconcile-loop");
@@ -161,6 +163,14 @@ final class RunningLoop
         return running;
     }
 
+    /** {@link #start(TestNode)} with another adapter beside the loop tests' own: a plug-in the selector may prefer. */
+    static RunningLoop start(TestNode node, CniPlatformAdapter other)
+    {
+        RunningLoop running = startWithoutBarrier(node, node.config(), FAST, List.of(other, new LoopTestAdapter()), FileSystems.getDefault()::newWatchService);
+        running.barrier();
+        return running;
+    }
+
     /**
      * Starts the loop and waits for its first pass to end, but not for its echoes: for a node without a conf dir, which
      * the {@link #barrier()} would make.
@@ -201,8 +211,14 @@ final class RunningLoop
     private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, LoopTestAdapter adapter,
             EventIntake.Opener watchService)
     {
+        return startWithoutBarrier(node, config, policy, List.of(adapter), watchService);
+    }
+
+    private static RunningLoop startWithoutBarrier(TestNode node, AgentConfig config, AgentPolicy policy, List<CniPlatformAdapter> adapters,
+            EventIntake.Opener watchService)
+    {
         CapturedLog.clear();
-        RunningLoop running = new RunningLoop(node, config, policy, adapter, watchService);
+        RunningLoop running = new RunningLoop(node, config, policy, adapters, watchService);
         List<String> starting = running.status.notReady();
         running.thread.start();
         running.await(() -> running.status.notReady() != starting, () -> "the first pass never ended");

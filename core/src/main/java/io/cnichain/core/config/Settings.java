@@ -104,7 +104,7 @@ public final class Settings
     public static final Setting<Duration> PERIODIC_CHECK = Setting.of("periodicCheckSeconds", new SettingType.Seconds(0, 86400),
             ConfigLoader.DEFAULT_PERIODIC_CHECK, "how often `run` checks, without any event, that every directory it wants is watched and "
                     + "that the runtime's file is as the last pass left it; a difference is a missed event: a warning, "
-                    + "`cnichain_missed_events_total`, and a pass that repairs it; `0` never checks");
+                    + "`cnichain_missed_events_total`, and a pass that repairs it; a pass that failed is made again; `0` never checks");
     public static final Setting<Boolean> NODE_TAINT_ENABLED = Setting.of("nodeTaint.enabled", new SettingType.Bool(), false,
             "`run` removes the taint `nodeTaint.key` from its own node once ready; needs `NODE_NAME`, RBAC `get` and `patch` on nodes, "
                     + "and https to the API server with the CA of `kubeconfig.caFile` (`skipTlsVerify` does not apply)").env("NODE_TAINT_ENABLED");
