@@ -94,10 +94,12 @@ public class ProveMechanisms
                 return "SURVIVED " + mechanism.tests() + " pass without it (" + seconds + " s)";
             }
             List<String> failed = output.lines().filter(line -> line.startsWith("[ERROR]   ") && !line.startsWith("[ERROR]   mvn ")).map(String::strip).distinct().limit(3).toList();
-            if (!failed.isEmpty()) {
-                Files.delete(log);
+            if (failed.isEmpty()) {
+                // Maven failed before any test could (a JDK too old for the module, a dependency not installed): proves nothing.
+                return "BROKEN the run failed with no test failing; " + log;
             }
-            return "PROVEN by " + (failed.isEmpty() ? "a failed run, " + log : String.join("; ", failed)) + " (" + seconds + " s)";
+            Files.delete(log);
+            return "PROVEN by " + String.join("; ", failed) + " (" + seconds + " s)";
         }
         finally {
             for (Map.Entry<Path, String> original : originals.entrySet()) {
@@ -106,8 +108,7 @@ public class ProveMechanisms
         }
     }
 
-    /** The agent's tests run in its module; the distribution's run against the distribution built with the edit. */
-    /** @return whether every test named is the agent module's */
+    /** @return whether every test named is the agent module's: they run there; the distribution's run against the distribution built with the edit */
     private static boolean inAgent(String tests)
             throws IOException
     {
