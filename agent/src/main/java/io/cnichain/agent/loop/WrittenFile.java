@@ -19,7 +19,8 @@ import java.util.SplittableRandom;
  * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does: each
  * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
  * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. That is
- * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off.
+ * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. A writer that
+ * undoes our write, but not at once, is no fighter: that ends the fight.
  */
 final class WrittenFile
 {
@@ -105,10 +106,15 @@ final class WrittenFile
         seen = Optional.empty();
     }
 
-    void changedByAnother(long now)
+    /** @param told whether an event told of the change, which then came when it is seen */
+    void changedByAnother(long now, boolean told)
     {
         if (ours.isPresent() && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
+            if (told && fighting() && now - wroteAt > policy.quickRevert().toNanos()) {
+                // Undone, but not at once: a writer that rewrites its file now and then, which is no fight.
+                fightOver();
+            }
         }
         else if (ours.isPresent()) {
             rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
@@ -119,6 +125,12 @@ final class WrittenFile
     boolean undone()
     {
         return undoneAt.isPresent();
+    }
+
+    /** @return how long after our last write another writer undid it, when it did */
+    Optional<Duration> undoneAfter()
+    {
+        return ours.isPresent() && undoneAt.isPresent() ? Optional.of(Duration.ofNanos(undoneAt.getAsLong() - wroteAt)) : Optional.empty();
     }
 
     /** @return whether the file changed since the last look; the first look after it was undone takes note of it */

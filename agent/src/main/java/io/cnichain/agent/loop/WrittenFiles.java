@@ -87,11 +87,16 @@ final class WrittenFiles
     private void look(Path file, WrittenFile known, long now, boolean told)
     {
         boolean backingOff = known.backingOff(now);
+        boolean fighting = known.fighting();
         if (known.undone() ? !backingOff : told || !holdsOurWrite(file, known)) {
-            known.changedByAnother(now);
+            known.changedByAnother(now, told);
         }
         if (backingOff && known.looked(identity(file), now)) {
-            known.changedByAnother(now);
+            known.changedByAnother(now, told);
+        }
+        if (fighting && !known.fighting()) {
+            log.info("{} was undone {} ms after our write, not at once: no fight; back to normal speed", file,
+                    known.undoneAfter().map(Duration::toMillis).orElse(0L));
         }
     }
 
@@ -205,7 +210,7 @@ final class WrittenFiles
                 fightOver(file, known);
             }
             else if (known.keptLongEnough(now)) {
-                known.changedByAnother(now);
+                known.changedByAnother(now, false);
             }
             else if (known.backingOff(now)) {
                 look(file, known, now, false);

@@ -206,6 +206,34 @@ class LoopFightTest
         }
     }
 
+    /**
+     * After a fight, the other writer goes on rewriting its file every 120 ms: never within the 100 ms of a quick
+     * revert, and never leaving our entry for the 150 ms that end a fight either. That is a primary rewriting now and
+     * then, no fight: the first revert that is not quick ends it, and the agent is ready between the rewrites.
+     */
+    @Test
+    void aWriterThatGoesOnUndoingButNoLongerAtOnceEndsTheFight(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            startFight(loop, node, file, original);
+            // Within the back-off of 150 ms, but 120 ms after our write: no need to wait it out.
+            for (int rewrite = 1; rewrite <= 5; rewrite++) {
+                loop.advance(Duration.ofMillis(120));
+                node.replaceAtomically("05-cilium.conflist", original);
+                loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + FIGHTS.fights().threshold() + rewrite);
+                loop.awaitPatched(file);
+                loop.barrier();
+                assertThat(loop.status.notReady()).as("after rewrite %d", rewrite).isEmpty();
+            }
+            assertThat(loop.count("Backing off")).isEqualTo(1);
+            assertThat(loop.lines("back to normal speed")).containsExactly(
+                    "INFO /etc/cni/net.d/05-cilium.conflist was undone 120 ms after our write, not at once: no fight; back to normal speed");
+        }
+    }
+
     /** Quick reverts up to the threshold: the last of our writes stands, and a back-off of 150 ms runs from it. */
     private static void startFight(RunningLoop loop, TestNode node, Path file, String original)
     {
