@@ -19,8 +19,9 @@ import java.util.SplittableRandom;
  * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does: each
  * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
  * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. That is
- * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. A writer that
- * undoes our write, but not at once, is no fighter: that ends the fight.
+ * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. As many reverts
+ * in a row that are not quick as it takes quick ones to start a fight end it: that writer rewrites its file now and
+ * then, which is no fight.
  */
 final class WrittenFile
 {
@@ -46,6 +47,7 @@ final class WrittenFile
     private Optional<Identity> seen = Optional.empty();
     private long lookedAt;
     private final Deque<Long> quickReverts = new ArrayDeque<>();
+    private int slowReverts;
     private final Backoff fight;
     private Duration backoff = Duration.ZERO;
     private long blockedUntil;
@@ -80,7 +82,12 @@ final class WrittenFile
     {
         Optional<Duration> step = Optional.empty();
         // Undone without an event telling: when we write again at the latest.
-        if (target && ours.isPresent() && undoneAt.orElse(now) - wroteAt <= policy.quickRevert().toNanos()) {
+        boolean quick = undoneAt.orElse(now) - wroteAt <= policy.quickRevert().toNanos();
+        if (target && ours.isPresent() && !quick && fighting() && ++slowReverts >= policy.threshold()) {
+            fightOver();
+        }
+        if (target && ours.isPresent() && quick) {
+            slowReverts = 0;
             quickReverts.addLast(undoneAt.orElse(now));
             while (quickReverts.peekLast() - quickReverts.peekFirst() > policy.window().toNanos()) {
                 quickReverts.removeFirst();
@@ -106,15 +113,10 @@ final class WrittenFile
         seen = Optional.empty();
     }
 
-    /** @param told whether an event told of the change, which then came when it is seen */
-    void changedByAnother(long now, boolean told)
+    void changedByAnother(long now)
     {
         if (ours.isPresent() && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
-            if (told && fighting() && now - wroteAt > policy.quickRevert().toNanos()) {
-                // Undone, but not at once: a writer that rewrites its file now and then, which is no fight.
-                fightOver();
-            }
         }
         else if (ours.isPresent()) {
             rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
@@ -125,12 +127,6 @@ final class WrittenFile
     boolean undone()
     {
         return undoneAt.isPresent();
-    }
-
-    /** @return how long after our last write another writer undid it, when it did */
-    Optional<Duration> undoneAfter()
-    {
-        return ours.isPresent() && undoneAt.isPresent() ? Optional.of(Duration.ofNanos(undoneAt.getAsLong() - wroteAt)) : Optional.empty();
     }
 
     /** @return whether the file changed since the last look; the first look after it was undone takes note of it */
@@ -181,6 +177,7 @@ final class WrittenFile
         fight.reset();
         backoff = Duration.ZERO;
         quickReverts.clear();
+        slowReverts = 0;
     }
 
     /**

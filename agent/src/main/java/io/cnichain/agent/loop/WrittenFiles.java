@@ -87,16 +87,11 @@ final class WrittenFiles
     private void look(Path file, WrittenFile known, long now, boolean told)
     {
         boolean backingOff = known.backingOff(now);
-        boolean fighting = known.fighting();
         if (known.undone() ? !backingOff : told || !holdsOurWrite(file, known)) {
-            known.changedByAnother(now, told);
+            known.changedByAnother(now);
         }
         if (backingOff && known.looked(identity(file), now)) {
-            known.changedByAnother(now, told);
-        }
-        if (fighting && !known.fighting()) {
-            log.info("{} was undone {} ms after our write, not at once: no fight; back to normal speed", file,
-                    known.undoneAfter().map(Duration::toMillis).orElse(0L));
+            known.changedByAnother(now);
         }
     }
 
@@ -120,12 +115,17 @@ final class WrittenFiles
         // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
         for (FileOutcome.Written write : outcome.written()) {
             WrittenFile to = of(write.hostPath());
+            boolean fought = to.fighting();
             to.wrote(write, write.hostPath().equals(file), written).ifPresent(backoff -> {
                 metrics.fight();
                 log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
                         + "over it. Next write in {} s. {}", write.hostPath(), to.quickReverts(), seconds(policy.fights().window()),
                         policy.fights().quickRevert().toMillis(), seconds(backoff), hint(selection));
             });
+            if (fought && !to.fighting()) {
+                log.info("{} was undone {} times in a row, each time more than {} ms after our write: no fight; back to normal speed", write.hostPath(),
+                        policy.fights().threshold(), policy.fights().quickRevert().toMillis());
+            }
         }
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
@@ -210,7 +210,7 @@ final class WrittenFiles
                 fightOver(file, known);
             }
             else if (known.keptLongEnough(now)) {
-                known.changedByAnother(now, false);
+                known.changedByAnother(now);
             }
             else if (known.backingOff(now)) {
                 look(file, known, now, false);

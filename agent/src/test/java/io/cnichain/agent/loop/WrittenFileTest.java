@@ -23,7 +23,7 @@ class WrittenFileTest
     /** Our write at {@code at}, undone {@code after} ms later; @return the back-off our next write, at {@code next}, entered */
     private Optional<Duration> undoneAndWrittenAgain(long at, long after, long next)
     {
-        file.changedByAnother(at + after * MS, true);
+        file.changedByAnother(at + after * MS);
         return file.wrote(OURS, true, next);
     }
 
@@ -90,20 +90,20 @@ class WrittenFileTest
         long start = fight();
         long written = start + 1000 * MS;
         assertThat(undoneAndWrittenAgain(start, 10, written)).contains(Duration.ofSeconds(2));
-        file.changedByAnother(written + 10 * MS, true);
+        file.changedByAnother(written + 10 * MS);
         file.looked(Optional.of(new Identity(1, 2, 3, 4, 5)), written + 10 * MS);
         assertThat(file.mayWrite(written + 1900 * MS)).as("it only undid ours").isEqualTo(WrittenFile.Write.NOT_YET);
 
         // Half a second after our write it rewrites the file on its own, then leaves it alone: one write after the quiet time.
         assertThat(file.looked(Optional.of(new Identity(1, 2, 3, 4, 6)), written + 500 * MS)).isTrue();
-        file.changedByAnother(written + 500 * MS, true);
+        file.changedByAnother(written + 500 * MS);
         assertThat(file.mayWrite(written + 1499 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
         assertThat(file.mayWrite(written + 1500 * MS)).isEqualTo(WrittenFile.Write.EARLY);
 
         // The early write is undone at once, and that is all the writer does: the back-off stands.
         long early = written + 1500 * MS;
         assertThat(file.wrote(OURS, true, early)).contains(Duration.ofSeconds(4));
-        file.changedByAnother(early + 5 * MS, true);
+        file.changedByAnother(early + 5 * MS);
         for (long second = 1; second < 4; second++) {
             assertThat(file.mayWrite(early + second * 1000 * MS)).as("%d s into the back-off", second).isEqualTo(WrittenFile.Write.NOT_YET);
         }
