@@ -82,11 +82,13 @@ final class WrittenFile
     {
         Optional<Duration> step = Optional.empty();
         // Undone without an event telling: when we write again at the latest.
-        boolean quick = undoneAt.orElse(now) - wroteAt <= policy.quickRevert().toNanos();
-        if (target && ours.isPresent() && !quick && fighting() && ++slowReverts >= policy.threshold()) {
-            fightOver();
+        boolean reverted = target && ours.isPresent();
+        if (reverted && undoneAt.orElse(now) - wroteAt > policy.quickRevert().toNanos()) {
+            if (fighting() && ++slowReverts >= policy.threshold()) {
+                fightOver();
+            }
         }
-        if (target && ours.isPresent() && quick) {
+        else if (reverted) {
             slowReverts = 0;
             quickReverts.addLast(undoneAt.orElse(now));
             while (quickReverts.peekLast() - quickReverts.peekFirst() > policy.window().toNanos()) {
