@@ -115,6 +115,10 @@ final class EchoFilter
             log.info("New/changed file [{}] detected; re-installing", path);
         }
         else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
+            if (files.deleted(path)) {
+                log.info("Ignoring event: {} {}; deleted by us", kind, path);
+                return false;
+            }
             log.info("Detected event: {} {}; the file is gone", kind, path);
             // A file we wrote deleted undoes our write too (our drop-in, deleted as soon as it appears).
             files.changed(path, seenNanos);

@@ -37,6 +37,8 @@ final class WrittenFile
     record Retry(Optional<Duration> next, int number) {}
 
     private final FightPolicy policy;
+    private boolean written;
+    /** The bytes of our last write; none when it deleted the file (a conversion wrote a list in its place). */
     private Optional<FileOutcome.Written> ours = Optional.empty();
     private long wroteAt;
     private OptionalLong undoneAt = OptionalLong.empty();
@@ -62,27 +64,29 @@ final class WrittenFile
         this.fight = new Backoff(policy.backoff(), new SplittableRandom());
     }
 
-    Optional<FileOutcome.Written> ours()
+    boolean written()
     {
-        return ours;
+        return written;
     }
 
-    boolean isOurs(byte[] content)
+    /** @param content the file's bytes; empty when it is absent */
+    boolean isOurs(Optional<byte[]> content)
     {
-        return ours.isPresent() && ours.get().sameContent(content);
+        return written && content.isPresent() == ours.isPresent() && content.map(bytes -> ours.get().sameContent(bytes)).orElse(true);
     }
 
     /**
      * A write for a target means the file lacked our entry (a list a conversion writes beside one did not): the undoing
      * of our previous write, when it came soon after it, was a quick revert.
      *
+     * @param written what we wrote; empty when we deleted the file
      * @return the back-off now in force, when that revert started or stepped a fight
      */
-    Optional<Duration> wrote(FileOutcome.Written written, boolean target, long now)
+    Optional<Duration> wrote(Optional<FileOutcome.Written> written, boolean target, long now)
     {
         Optional<Duration> step = Optional.empty();
         // Undone without an event telling: when we write again at the latest.
-        boolean reverted = target && ours.isPresent();
+        boolean reverted = target && this.written;
         if (reverted && undoneAt.orElse(now) - wroteAt > policy.quickRevert().toNanos()) {
             if (fighting() && ++slowReverts >= policy.threshold()) {
                 fightOver();
@@ -101,7 +105,8 @@ final class WrittenFile
                 step = Optional.of(backoff);
             }
         }
-        ours = Optional.of(written);
+        this.written = true;
+        ours = written;
         wroteAt = now;
         lookedAt = now;
         keptOurEntry();
@@ -117,10 +122,10 @@ final class WrittenFile
 
     void changedByAnother(long now)
     {
-        if (ours.isPresent() && undoneAt.isEmpty()) {
+        if (written && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
         }
-        else if (ours.isPresent()) {
+        else if (written) {
             rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
         }
         changedAt = now;

@@ -18,6 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -61,7 +63,13 @@ final class WrittenFiles
 
     boolean wrote(Path file)
     {
-        return files.containsKey(file) && files.get(file).ours().isPresent();
+        return files.containsKey(file) && files.get(file).written();
+    }
+
+    /** A conversion deletes the file it converts: the deletion's event is our own. */
+    boolean deleted(Path file)
+    {
+        return wrote(file) && files.get(file).isOurs(Optional.empty());
     }
 
     /** Read through the snapshot, so that a real change is decided from these same bytes. We write no links. */
@@ -71,7 +79,7 @@ final class WrittenFiles
             return false;
         }
         Optional<byte[]> content = snapshot.contentOf(entry);
-        return content.isPresent() && files.get(entry.resolvedFile().get()).isOurs(content.get());
+        return content.isPresent() && files.get(entry.resolvedFile().get()).isOurs(content);
     }
 
     void changed(Path file, long now)
@@ -110,22 +118,15 @@ final class WrittenFiles
             case EARLY -> log.info("{} has been left alone for {} s; writing our entry again before the back-off ends", file, seconds(policy.fights().quiet()));
             case NOW -> { }
         }
-        FileOutcome outcome = installer.patch(target, selection, snapshot, known.ours().map(ours -> "another writer removed it"));
+        FileOutcome outcome = installer.patch(target, selection, snapshot, known.written() ? Optional.of("another writer removed it") : Optional.empty());
         long written = clock.nanoTime();
         // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
         for (FileOutcome.Written write : outcome.written()) {
-            WrittenFile to = of(write.hostPath());
-            boolean fought = to.fighting();
-            to.wrote(write, write.hostPath().equals(file), written).ifPresent(backoff -> {
-                metrics.fight();
-                log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
-                        + "over it. Next write in {} s. {}", write.hostPath(), to.quickReverts(), seconds(policy.fights().window()),
-                        policy.fights().quickRevert().toMillis(), seconds(backoff), hint(selection));
-            });
-            if (fought && !to.fighting()) {
-                log.info("{} was undone {} times in a row, each time more than {} ms after our write: no fight; back to normal speed", write.hostPath(),
-                        policy.fights().threshold(), policy.fights().quickRevert().toMillis());
-            }
+            wrote(write.hostPath(), Optional.of(write), write.hostPath().equals(file), written, selection);
+        }
+        if (outcome.result() == FileOutcome.Result.CONVERTED) {
+            // A primary that puts its file back at once undoes the conversion: the runtime loads that file again.
+            wrote(file, Optional.empty(), true, written, selection);
         }
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
@@ -154,6 +155,22 @@ final class WrittenFiles
             }
         }
         return known.fighting() ? new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), outcome.written()) : outcome;
+    }
+
+    private void wrote(Path file, Optional<FileOutcome.Written> write, boolean target, long now, Selection selection)
+    {
+        WrittenFile to = of(file);
+        boolean fought = to.fighting();
+        to.wrote(write, target, now).ifPresent(backoff -> {
+            metrics.fight();
+            log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
+                    + "over it. Next write in {} s. {}", file, to.quickReverts(), seconds(policy.fights().window()),
+                    policy.fights().quickRevert().toMillis(), seconds(backoff), hint(selection));
+        });
+        if (fought && !to.fighting()) {
+            log.info("{} was undone {} times in a row, each time more than {} ms after our write: no fight; back to normal speed", file,
+                    policy.fights().threshold(), policy.fights().quickRevert().toMillis());
+        }
     }
 
     /**
@@ -231,7 +248,8 @@ final class WrittenFiles
     private boolean holdsOurWrite(Path file, WrittenFile known)
     {
         try {
-            return known.isOurs(reader.read(host.toContainer(file), file));
+            Path inContainer = host.toContainer(file);
+            return known.isOurs(Files.exists(inContainer, LinkOption.NOFOLLOW_LINKS) ? Optional.of(reader.read(inContainer, file)) : Optional.empty());
         }
         catch (CniChainException e) {
             return false;

@@ -245,6 +245,77 @@ class LoopFightTest
         }
     }
 
+    /**
+     * A primary that puts its single-plugin {@code .conf} back the moment our conversion deletes it: the runtime loads
+     * the {@code .conf} again (it sorts first), so each return undoes our conversion, and a fight over the {@code .conf}
+     * is backed off from as one over a list is.
+     */
+    @Test
+    void aPrimaryPuttingItsConfBackAtOnceIsAFightBackedOffFrom(TestNode node)
+            throws Exception
+    {
+        Path single = node.write("05-single.conf", SINGLE);
+        Path list = node.conf("05-single.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(list);
+            AtomicBoolean fighting = new AtomicBoolean(true);
+            Thread other = new Thread(() -> {
+                while (fighting.get()) {
+                    if (!Files.exists(single)) {
+                        node.replaceAtomically("05-single.conf", SINGLE);
+                    }
+                    pause(1);
+                }
+            }, "other-writer");
+            other.start();
+            try {
+                loop.awaitLog("Backing off: /etc/cni/net.d/05-single.conf was undone 3 times within 10 s");
+                loop.barrier();
+                assertThat(loop.status.notReady()).anySatisfy(reason -> assertThat(reason)
+                        .startsWith("another writer keeps undoing our entry in /etc/cni/net.d/05-single.conf; backing off 0.15 s"));
+                long conversions = loop.writes("/etc/cni/net.d/05-single.conflist");
+                loop.advance(Duration.ofMillis(149));
+                loop.barrier();
+                assertThat(loop.writes("/etc/cni/net.d/05-single.conflist")).as("conversions during the back-off").isEqualTo(conversions);
+            }
+            finally {
+                fighting.set(false);
+                other.join();
+            }
+            loop.advance(Duration.ofMillis(1));
+            loop.await(() -> !Files.exists(single) && PluginList.patched(list), () -> "05-single.conf was not converted after the back-off");
+            loop.advance(Duration.ofMillis(300));
+            loop.awaitLog("/etc/cni/net.d/05-single.conf has kept our entry for 0.15 s; the fight is over, back to normal speed");
+            loop.awaitReady();
+        }
+    }
+
+    /**
+     * A primary that puts its {@code .conf} back now and then, each time well after our conversion: no fight. Our own
+     * deletion of the {@code .conf} is no undoing of our write: counted as one, every return would look quick.
+     */
+    @Test
+    void aPrimaryPuttingItsConfBackNowAndThenIsConvertedEveryTimeAndNeverBackedOffFrom(TestNode node)
+            throws Exception
+    {
+        Path single = node.write("05-single.conf", SINGLE);
+        Path list = node.conf("05-single.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, FIGHTS, new LoopTestAdapter())) {
+            loop.awaitPatched(list);
+            for (int back = 1; back <= FIGHTS.fights().threshold() + 1; back++) {
+                loop.advance(FIGHTS.fights().quickRevert().multipliedBy(2));
+                node.replaceAtomically("05-single.conf", SINGLE);
+                loop.awaitWrites("/etc/cni/net.d/05-single.conflist", 1 + back);
+                loop.await(() -> !Files.exists(single), () -> "05-single.conf was not converted again");
+            }
+            loop.barrier();
+            assertThat(loop.count("Backing off")).isZero();
+            assertThat(loop.status.notReady()).isEmpty();
+        }
+    }
+
+    static final String SINGLE = "{\"cniVersion\":\"0.4.0\",\"name\":\"single\",\"type\":\"bridge\"}";
+
     /** Quick reverts up to the threshold: the last of our writes stands, and a back-off of 150 ms runs from it. */
     private static void startFight(RunningLoop loop, TestNode node, Path file, String original)
     {

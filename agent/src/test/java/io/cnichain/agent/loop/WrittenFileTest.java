@@ -24,13 +24,13 @@ class WrittenFileTest
     private Optional<Duration> undoneAndWrittenAgain(long at, long after, long next)
     {
         file.changedByAnother(at + after * MS);
-        return file.wrote(OURS, true, next);
+        return file.wrote(Optional.of(OURS), true, next);
     }
 
     @Test
     void quickRevertsPastTheThresholdStartABackOffThatDoublesUpToItsCap()
     {
-        file.wrote(OURS, true, 0);
+        file.wrote(Optional.of(OURS), true, 0);
         long now = 0;
         for (int revert = 1; revert < 5; revert++) {
             assertThat(undoneAndWrittenAgain(now, 50, now + 60 * MS)).as("revert %d", revert).isEmpty();
@@ -52,7 +52,7 @@ class WrittenFileTest
     @Test
     void aPrimaryRewritingEverySecondIsNoFightNorAreQuickRevertsSpreadBeyondTheWindow()
     {
-        file.wrote(OURS, true, 0);
+        file.wrote(Optional.of(OURS), true, 0);
         for (long second = 0; second < 100; second++) {
             assertThat(undoneAndWrittenAgain(second * 1000 * MS, 1000, (second + 1) * 1000 * MS)).isEmpty();
         }
@@ -102,7 +102,7 @@ class WrittenFileTest
 
         // The early write is undone at once, and that is all the writer does: the back-off stands.
         long early = written + 1500 * MS;
-        assertThat(file.wrote(OURS, true, early)).contains(Duration.ofSeconds(4));
+        assertThat(file.wrote(Optional.of(OURS), true, early)).contains(Duration.ofSeconds(4));
         file.changedByAnother(early + 5 * MS);
         for (long second = 1; second < 4; second++) {
             assertThat(file.mayWrite(early + second * 1000 * MS)).as("%d s into the back-off", second).isEqualTo(WrittenFile.Write.NOT_YET);
@@ -134,7 +134,7 @@ class WrittenFileTest
     /** @return when the fight started: five quick reverts a tenth of a second apart */
     private long fight()
     {
-        file.wrote(OURS, true, 0);
+        file.wrote(Optional.of(OURS), true, 0);
         long now = 0;
         for (int revert = 1; revert <= 5; revert++) {
             undoneAndWrittenAgain(now, 10, now + 100 * MS);
