@@ -75,12 +75,6 @@ final class DirectoryWatches
         return Optional.ofNullable(byKey.get(key));
     }
 
-    boolean isWanted(Path directory)
-    {
-        WatchedDirectory entry = entry(directory);
-        return entry.wanted() && entry.key().isPresent();
-    }
-
     boolean isAncestor(Path directory)
     {
         return entry(directory).ancestor();

@@ -155,11 +155,9 @@ final class EventIntake
         }
         Set<Path> replaced = new LinkedHashSet<>();
         for (Event event : events) {
-            boolean ancestor = watches.isAncestor(event.directory());
-            if (ancestor && !watches.isWanted(event.directory())) {
-                watches.replaced(event.directory(), event.name()).ifPresent(replaced::add);
-            }
-            if (ancestor && event.kind() == EventKind.CREATE) {
+            // In any watched directory: the parent of a wanted one may be wanted itself (the conf dir, a plugin directory in it).
+            watches.replaced(event.directory(), event.name()).ifPresent(replaced::add);
+            if (event.kind() == EventKind.CREATE && watches.isAncestor(event.directory())) {
                 appeared.addAll(watches.retryPending());
             }
         }

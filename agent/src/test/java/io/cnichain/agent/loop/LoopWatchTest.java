@@ -127,6 +127,60 @@ class LoopWatchTest
         }
     }
 
+    /**
+     * The runtime's file links to a file in the conf dir's parent, which is then watched for that file: the conf dir's
+     * replacement is told there too, though the parent is watched for its own sake and not only as the conf dir's.
+     */
+    @Test
+    void aConfDirReplacedByRenameIsWatchedWhereItIsNowAlsoWhenItsParentIsWatchedForAFile(TestNode node)
+            throws Exception
+    {
+        Path real = node.writeAt(node.host("/etc/cni/10-oci.conflist-current"), TestNode.OCI);
+        node.link("10-oci.conflist", "../10-oci.conflist-current");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(real);
+            loop.awaitReady();
+            Path confDir = node.confDir();
+            Path fresh = Files.createDirectories(confDir.resolveSibling("net.d.new"));
+            Files.writeString(fresh.resolve("05-calico.conflist"), TestNode.CALICO);
+            Files.move(confDir, confDir.resolveSibling("net.d.old"));
+            Files.move(fresh, confDir);
+
+            // The runtime now loads 05-calico.conflist, which sorts first.
+            loop.awaitPatched(confDir.resolve("05-calico.conflist"));
+            loop.awaitReady();
+        }
+    }
+
+    /**
+     * {@code placement: drop-in}: the plugin directory, in the conf dir, renamed away and made again. The pass its
+     * event wakes puts our drop-in in the new one, and the watch follows: our drop-in deleted there is put back.
+     */
+    @Test
+    void aPluginDirectoryReplacedByRenameIsWatchedWhereItIsNow(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path pluginDir = node.conf("k8s-pod-network");
+        Path dropIn = pluginDir.resolve("linkerd-cni.conf");
+        try (RunningLoop loop = RunningLoop.start(node, LoopDropInTest.YAML, RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            assertThat(dropIn).isRegularFile();
+
+            Files.move(pluginDir, node.conf("k8s-pod-network.old"));
+            Files.createDirectory(pluginDir);
+            loop.await(() -> Files.isRegularFile(dropIn), () -> "our drop-in was not written into the new plugin directory");
+            loop.barrier();
+            loop.awaitReady();
+
+            String putBack = "Put our entry back in /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf: another writer removed it";
+            long before = loop.count(putBack);
+            Files.delete(dropIn);
+            loop.awaitCount(putBack, before + 1);
+            loop.awaitReady();
+        }
+    }
+
     @Test
     void ourBinaryDeletedOrTamperedWithIsReinstalled(TestNode node)
             throws Exception
