@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * Whether a DaemonSet's pod template places a pod on a node, as the DaemonSet controller decides it: the template's
- * {@code nodeSelector} against the node's labels, its required node affinity, and its tolerations (with those the
- * controller adds to every daemon pod) against the node's {@code NoSchedule} and {@code NoExecute} taints.
+ * {@code nodeName} and {@code nodeSelector} against the node, its required node affinity, and its tolerations (with
+ * those the controller adds to every daemon pod) against the node's taints. A new pod needs every {@code NoSchedule}
+ * and {@code NoExecute} taint tolerated; a running one is left running unless a {@code NoExecute} taint is not.
  */
 final class NodePlacement
 {
@@ -32,10 +33,18 @@ final class NodePlacement
 
     private NodePlacement() {}
 
-    /** @return why the DaemonSet's {@code spec.template.spec} places no pod on the node; empty when it does */
-    static Optional<String> whyNot(JsonNode podSpec, JsonNode node)
+    /**
+     * @param newPod whether the pod in question is a new one (ours is being deleted: would another take its place?),
+     *               or ours, running on
+     * @return why the DaemonSet's {@code spec.template.spec} places no pod on the node; empty when it does
+     */
+    static Optional<String> whyNot(JsonNode podSpec, JsonNode node, boolean newPod)
     {
         String nodeName = node.path("metadata").path("name").asText();
+        String templateNode = podSpec.path("nodeName").asText("");
+        if (!templateNode.isEmpty() && !templateNode.equals(nodeName)) {
+            return Optional.of("its nodeName is " + templateNode + ", not " + nodeName);
+        }
         JsonNode labels = node.path("metadata").path("labels");
         JsonNode selector = podSpec.path("nodeSelector");
         for (var entry : selector.properties()) {
@@ -58,7 +67,7 @@ final class NodePlacement
         }
         for (JsonNode taint : node.path("spec").path("taints")) {
             String effect = taint.path("effect").asText();
-            if (!effect.equals("NoSchedule") && !effect.equals("NoExecute")) {
+            if (!effect.equals("NoExecute") && !(newPod && effect.equals("NoSchedule"))) {
                 continue;
             }
             if (tolerations.stream().noneMatch(t -> t.tolerates(taint))) {

@@ -175,7 +175,9 @@ public final class ShutdownDecider
         if (node.isEmpty()) {
             return ShutdownDecision.cleanUp(Reason.NODE_GONE, "node " + self.node() + " is gone from the API");
         }
-        Optional<String> whyNot = NodePlacement.whyNot(daemonSet.get().path("spec").path("template").path("spec"), node.get());
+        // Being deleted (a rolling update, an eviction), ours is replaced only by a new pod; else it runs on (its container restarts).
+        boolean deleting = pod.get().path("metadata").hasNonNull("deletionTimestamp");
+        Optional<String> whyNot = NodePlacement.whyNot(daemonSet.get().path("spec").path("template").path("spec"), node.get(), deleting);
         if (whyNot.isPresent()) {
             return ShutdownDecision.cleanUp(Reason.NOT_PLACED, dsName + " no longer places a pod on node " + self.node() + ": " + whyNot.get());
         }

@@ -104,15 +104,45 @@ class NodePlacementTest
                 .as("a node taken out of service").isNotNull();
     }
 
+    /**
+     * The DaemonSet controller's {@code shouldContinueRunning}: a pod already on the node runs on unless a
+     * {@code NoExecute} taint is not tolerated; a {@code NoSchedule} one only keeps a new pod away.
+     */
+    @Test
+    void aRunningPodEndsOnlyForANoExecuteTaintNotTolerated()
+    {
+        String maintenance = "[{\"key\":\"maintenance\",\"value\":\"true\",\"effect\":\"NoSchedule\"}]";
+        String narrowed = "{\"tolerations\":[{\"key\":\"dedicated\",\"operator\":\"Equal\",\"value\":\"mesh\",\"effect\":\"NoSchedule\"}]}";
+        assertThat(whyNotRunning(narrowed, maintenance)).isNull();
+        assertThat(whyNot(narrowed, maintenance)).isEqualTo("node node-1 has the taint maintenance=true:NoSchedule, which its tolerations do not tolerate");
+        assertThat(whyNotRunning(narrowed, "[{\"key\":\"mesh\",\"value\":\"off\",\"effect\":\"NoExecute\"}]"))
+                .isEqualTo("node node-1 has the taint mesh=off:NoExecute, which its tolerations do not tolerate");
+        assertThat(whyNotRunning("{\"nodeSelector\":{\"pool\":\"green\"}}", "[]")).as("the controller deletes it").isNotNull();
+    }
+
+    @Test
+    void aTemplatesNodeNamePlacesItsPodOnThatNodeAlone()
+    {
+        assertThat(whyNot("{\"nodeName\":\"node-1\"}", "[]")).isNull();
+        assertThat(whyNot("{\"nodeName\":\"node-2\"}", "[]")).isEqualTo("its nodeName is node-2, not node-1");
+        assertThat(whyNotRunning("{\"nodeName\":\"node-2\"}", "[]")).isNotNull();
+    }
+
     private static String affinity(String expression)
     {
         return "{\"affinity\":{\"nodeAffinity\":{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":[{\"matchExpressions\":["
                 + expression + "]}]}}}}";
     }
 
+    /** For a new pod: ours is being deleted. */
     private static String whyNot(String podSpec, String taints)
     {
-        return NodePlacement.whyNot(json(podSpec), json(String.format(NODE, taints))).orElse(null);
+        return NodePlacement.whyNot(json(podSpec), json(String.format(NODE, taints)), true).orElse(null);
+    }
+
+    private static String whyNotRunning(String podSpec, String taints)
+    {
+        return NodePlacement.whyNot(json(podSpec), json(String.format(NODE, taints)), false).orElse(null);
     }
 
     private static JsonNode json(String text)

@@ -143,6 +143,40 @@ class ShutdownDeciderTest
         assertThat(decision.detail()).endsWith("node node-1 has the taint mesh=off:NoExecute, which its tolerations do not tolerate");
     }
 
+    /**
+     * A container restart (a failed liveness probe): the same pod, not being deleted, on a node an operator tainted
+     * {@code NoSchedule} after it was placed. The DaemonSet controller lets it run on, and the kubelet starts it again.
+     */
+    @Test
+    void keepsOnARestartUnderANoScheduleTaintThatOnlyKeepsNewPodsAway()
+    {
+        narrowTolerationsAndTaintForMaintenance();
+        ShutdownDecision decision = decide();
+        assertThat(decision.reason()).as(decision.detail()).isEqualTo(Reason.STILL_PLACED);
+        assertThat(decision.cleanUp()).isFalse();
+    }
+
+    /** A rolling update deletes the pod: under the same taint the controller makes no new one, so nothing starts the agent again. */
+    @Test
+    void cleansUpWhenThePodIsDeletedUnderANoScheduleTaintThatKeepsItsSuccessorAway()
+    {
+        narrowTolerationsAndTaintForMaintenance();
+        ObjectNode pod = (ObjectNode) cluster.server().get(StandInCluster.POD_PATH).orElseThrow();
+        ((ObjectNode) pod.path("metadata")).put("deletionTimestamp", "2026-12-06T21:00:00Z");
+        cluster.server().put(StandInCluster.POD_PATH, pod);
+        ShutdownDecision decision = decide();
+        assertThat(decision.reason()).isEqualTo(Reason.NOT_PLACED);
+        assertThat(decision.detail()).endsWith("node node-1 has the taint maintenance=true:NoSchedule, which its tolerations do not tolerate");
+    }
+
+    private void narrowTolerationsAndTaintForMaintenance()
+    {
+        cluster.changeDaemonSet(ds -> ((ObjectNode) ds.at("/spec/template/spec")).putArray("tolerations").addObject()
+                .put("key", "dedicated").put("operator", "Equal").put("value", "mesh").put("effect", "NoSchedule"));
+        cluster.server().changeNode(node -> ((ObjectNode) node.path("spec")).putArray("taints").addObject()
+                .put("key", "maintenance").put("value", "true").put("effect", "NoSchedule"));
+    }
+
     @Test
     void cleansUpWhenTheNodeIsGone()
     {
