@@ -114,8 +114,8 @@ public final class KubeWork
                 try {
                     next = task.run(clock.nanoTime());
                 }
-                catch (RuntimeException e) {
-                    // A task that fails this way is a bug; the others go on, and it is tried again after a pause.
+                catch (RuntimeException | Error e) {
+                    // A bug, or no thread or memory to be had for now: the others go on, and it is tried again after a pause.
                     log.error("An API task failed: {}", e.toString(), e);
                     next = new Next.At(clock.nanoTime() + TimeUnit.SECONDS.toNanos(30));
                 }

@@ -33,4 +33,28 @@ class KubeWorkTest
             assertThat(runs).hasValue(2);
         }
     }
+
+    /**
+     * No thread to be had at the container's process limit fails as an {@link OutOfMemoryError}, and it passes: the
+     * thread goes on, or the plugin's token would never be renewed and the start-up taint never removed.
+     */
+    @Test
+    void aTaskThatFailsWithAnErrorIsTriedAgainThirtySecondsLater()
+            throws Exception
+    {
+        ManualClock clock = new ManualClock();
+        AtomicInteger runs = new AtomicInteger();
+        try (KubeWork work = new KubeWork(clock)) {
+            work.add(now -> {
+                if (runs.incrementAndGet() == 1) {
+                    throw new OutOfMemoryError("unable to create native thread: possibly out of memory or process/resource limits reached");
+                }
+                return new KubeWork.Next.Done();
+            });
+            work.awaitRuns(1, WAIT);
+            clock.advance(Duration.ofSeconds(30));
+            work.awaitRuns(2, WAIT);
+            assertThat(runs).hasValue(2);
+        }
+    }
 }
