@@ -10,6 +10,7 @@ import io.cnichain.cli.logging.ConsoleLogging;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.KubeconfigSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.time.Duration;
@@ -23,10 +24,11 @@ import java.time.Duration;
 final class ApiCommand
         extends AgentCommand
 {
-    private static final Duration DEADLINE = Duration.ofSeconds(10);
-
     @Parameters(index = "0", description = "plugin-token, lift-taint or node-runtime")
     String call;
+
+    @Option(names = "--deadline-millis", defaultValue = "10000", description = "How long the call may take, the whole answer included.")
+    long deadlineMillis;
 
     @Override
     public Integer call()
@@ -34,7 +36,7 @@ final class ApiCommand
         AgentConfig config = loadConfig();
         // Only the answer line on standard output: the log says nothing.
         ConsoleLogging.redirect(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-        KubeApiClient client = new KubeApiClient(config.apiServer(), DEADLINE, Clock.SYSTEM);
+        KubeApiClient client = new KubeApiClient(config.apiServer(), Duration.ofMillis(deadlineMillis), Clock.SYSTEM);
         String line = switch (call) {
             case "plugin-token" -> ChildAttempt.line(() -> PluginToken.request(client, config.run().pod().orElseThrow(),
                     config.kubeconfig().serviceAccount().orElseThrow(), KubeconfigSettings.REQUESTED_TOKEN).toString());

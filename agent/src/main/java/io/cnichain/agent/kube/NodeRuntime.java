@@ -85,10 +85,29 @@ public final class NodeRuntime
         if (!missing.isEmpty()) {
             return unknown(String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set");
         }
-        Attempt<String> attempt = launcher.isPresent()
-                ? ChildAttempt.of(launcher.get(), ChildAttempt.arguments("node-runtime", config), value -> value, TIMEOUT.plusSeconds(10))
-                : () -> version(new KubeApiClient(api, TIMEOUT, Clock.SYSTEM), node.get());
-        return readPatiently(attempt, node.get(), Clock.SYSTEM, PATIENCE);
+        return readPatiently(attempt(config, launcher, Clock.SYSTEM.nanoTime() + PATIENCE.toNanos()), node.get(), Clock.SYSTEM, PATIENCE);
+    }
+
+    /**
+     * One read, within what is left until {@code endNanos}, a child's start included: the agent serves no probe before
+     * it has decided, and its liveness probe gives it about 20 s.
+     */
+    static Attempt<String> attempt(AgentConfig config, Optional<Path> launcher, long endNanos)
+    {
+        String node = config.nodeTaint().nodeName().orElseThrow();
+        return () -> {
+            Duration left = Duration.ofNanos(endNanos - Clock.SYSTEM.nanoTime());
+            if (left.isNegative() || left.isZero()) {
+                throw new ApiCallException("timeout", "GET /api/v1/nodes/" + node + ": not asked, start-up's " + PATIENCE.toSeconds() + " s are over");
+            }
+            Duration call = left.compareTo(TIMEOUT) < 0 ? left : TIMEOUT;
+            if (launcher.isEmpty()) {
+                return version(new KubeApiClient(config.apiServer(), call, Clock.SYSTEM), node);
+            }
+            List<String> arguments = new ArrayList<>(ChildAttempt.arguments("node-runtime", config));
+            arguments.addAll(List.of("--deadline-millis", Long.toString(call.toMillis())));
+            return ChildAttempt.of(launcher.get(), arguments, value -> value, left).run();
+        };
     }
 
     public static Reported readPatiently(Attempt<String> attempt, String node, Clock clock, Duration patience)

@@ -2,6 +2,8 @@ package io.cnichain.agent.kube;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.agent.time.Clock;
+import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.config.ConfigLoader;
 import io.cnichain.core.logcapture.CapturedLog;
 import io.cnichain.testkit.KubeletVolume;
 import org.junit.jupiter.api.AfterEach;
@@ -85,5 +87,32 @@ class NodeRuntimeTest
         assertThat(reported.version()).isEmpty();
         assertThat(reported.whyUnknown()).contains("HTTP 500");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+    /**
+     * The running agent reads in a child; an API server that does not answer (an address black-holed at boot) must
+     * not keep start-up past its patience, nor past the liveness probe's: the child is told what is left, and killed
+     * when it is over, its JVM's start included.
+     */
+    @Test
+    void aReadInAChildEndsWithinWhatIsLeftOfThePatience(@TempDir Path dir)
+            throws Exception
+    {
+        Path launcher = dir.resolve("cni-chain");
+        Path arguments = dir.resolve("arguments");
+        Files.writeString(launcher, "#!/bin/sh\necho \"$@\" > " + arguments + "\nsleep 10\n"
+                + "echo '{\"ok\":false,\"kind\":\"timeout\",\"message\":\"no whole answer within 10000 ms\"}'\n");
+        Files.setPosixFilePermissions(launcher, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        AgentConfig config = ConfigLoader.load(java.util.Optional.empty(), Map.of("KUBERNETES_SERVICE_HOST", "10.96.0.1", "KUBERNETES_SERVICE_PORT", "443",
+                "NODE_NAME", "node-1"), Map.of());
+        Duration patience = Duration.ofSeconds(1);
+        long start = System.nanoTime();
+        NodeRuntime.Reported reported = NodeRuntime.readPatiently(NodeRuntime.attempt(config, java.util.Optional.of(launcher), start + patience.toNanos()),
+                "node-1", Clock.SYSTEM, patience);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(reported.version()).isEmpty();
+        assertThat(took).as("within the patience of %s", patience).isLessThan(patience.plusMillis(900));
+        String told = Files.readString(arguments).trim();
+        assertThat(told).startsWith("api node-runtime ").containsPattern("--deadline-millis [0-9]+$");
+        assertThat(Long.parseLong(told.substring(told.lastIndexOf(' ') + 1))).isBetween(1L, patience.toMillis());
     }
 }
