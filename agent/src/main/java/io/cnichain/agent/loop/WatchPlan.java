@@ -5,14 +5,13 @@ import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.discovery.DropIns;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.engine.Engine;
+import io.cnichain.core.fs.SymlinkResolver;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.spi.ConfigEntry;
 import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -128,23 +127,12 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         return names;
     }
 
-    /** @return where the last link on the entry's way points (a host path), when that lies in the allowed roots */
+    /** @return where the entry's dangling way stops (a host path), when that lies in the allowed roots */
     private static Optional<Path> danglingTarget(Engine engine, ConfigEntry entry)
     {
-        Path last = entry.linkChain().isEmpty() ? entry.path() : entry.linkChain().get(entry.linkChain().size() - 1);
-        try {
-            Path target = Files.readSymbolicLink(engine.host().toContainer(last));
-            Path hostTarget = target.isAbsolute() ? target.normalize() : last.getParent().resolve(target).normalize();
-            for (Path root : engine.config().paths().allowedRoots()) {
-                if (hostTarget.startsWith(root) && !hostTarget.equals(root)) {
-                    return Optional.of(hostTarget);
-                }
-            }
-            return Optional.empty();
-        }
-        catch (IOException | UnsupportedOperationException e) {
-            return Optional.empty();
-        }
+        List<Path> roots = engine.config().paths().allowedRoots();
+        return new SymlinkResolver(engine.host(), roots).missingOnTheWay(entry.path())
+                .filter(missing -> roots.stream().anyMatch(root -> missing.startsWith(root) && !missing.equals(root)));
     }
 
     private static void add(HostPaths host, Map<Path, Set<String>> names, Path hostFile)

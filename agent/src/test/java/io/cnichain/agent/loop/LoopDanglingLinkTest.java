@@ -61,4 +61,26 @@ class LoopDanglingLinkTest
             assertThat(loop.lines("Watching")).noneMatch(line -> line.contains("/var/lib"));
         }
     }
+    /**
+     * The way passes a directory link: 05-oci.conflist leads to ../alias/05-oci.conflist-current, and /etc/cni/alias to
+     * oci, which exists. The file would appear in /etc/cni/oci, where the way stops, not where the last link points.
+     */
+    @Test
+    void aTargetBehindADirectoryLinkIsPatchedWhenItAppears(TestNode node)
+            throws Exception
+    {
+        Files.createDirectories(node.host("/etc/cni/oci"));
+        Files.createSymbolicLink(node.host("/etc/cni/alias"), Path.of("oci"));
+        node.link("05-oci.conflist", "../alias/05-oci.conflist-current");
+        Path calico = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(calico);
+            loop.awaitReady();
+
+            // The runtime now loads 05-oci.conflist, which sorts first: nothing is said in the conf dir.
+            Path real = node.replaceAtomicallyAt(node.host("/etc/cni/oci/05-oci.conflist-current"), TestNode.OCI);
+            loop.awaitPatched(real);
+            loop.awaitReady();
+        }
+    }
 }

@@ -89,6 +89,22 @@ public final class SymlinkResolver
         return resolveNormal(SLASH.resolve(hostPath).normalize(), mode);
     }
 
+    /**
+     * @param hostPath an absolute host path
+     * @return the host path at which the way to it stops, its links followed, for a name that does not exist: where a
+     *         dangling link's file would appear, or the first directory on its way that is missing
+     */
+    public Optional<Path> missingOnTheWay(Path hostPath)
+    {
+        try {
+            walkOrFail(SLASH.resolve(hostPath).normalize(), new ArrayList<>());
+            return Optional.empty();
+        }
+        catch (ResolveException e) {
+            return e.missing;
+        }
+    }
+
     private Resolution resolveNormal(Path path, int mode)
     {
         EntryKind kind = kindOf(mode);
@@ -173,7 +189,7 @@ public final class SymlinkResolver
                 if (chain.isEmpty()) {
                     throw new ResolveException(next + " does not exist");
                 }
-                throw new ResolveException("dangling link: " + describeChain(chain) + " -> " + next + ", which does not exist");
+                throw new ResolveException("dangling link: " + describeChain(chain) + " -> " + next + ", which does not exist", Optional.of(next));
             }
             if (FileSystemCalls.isSymbolicLink(nextMode.getAsInt())) {
                 if (!seen.add(next + "\0" + String.join("/", todo))) {
@@ -266,9 +282,17 @@ public final class SymlinkResolver
     private static final class ResolveException
             extends Exception
     {
+        private final Optional<Path> missing;
+
         ResolveException(String message)
         {
+            this(message, Optional.empty());
+        }
+
+        ResolveException(String message, Optional<Path> missing)
+        {
             super(message, null, false, false);
+            this.missing = missing;
         }
     }
 }
