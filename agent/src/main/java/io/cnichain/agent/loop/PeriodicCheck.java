@@ -1,6 +1,8 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
+import io.cnichain.core.discovery.LibcniGeneration;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.spi.ConfigEntry;
@@ -28,15 +30,18 @@ final class PeriodicCheck
     static final Duration SETTLE = Duration.ofSeconds(1);
 
     private final String pluginType;
+    /** Whether what an older libcni loads carries our entry too: so with a patch, not with a drop-in (libcni 1.3's). */
+    private final boolean everyGeneration;
     private final NodeScanner scanner;
     private final DirectoryWatches watches;
     private final AgentMetrics metrics;
     private Set<Path> watchesDiffering = Set.of();
     private Optional<String> fileDiffering = Optional.empty();
 
-    PeriodicCheck(String pluginType, NodeScanner scanner, DirectoryWatches watches, AgentMetrics metrics)
+    PeriodicCheck(String pluginType, boolean everyGeneration, NodeScanner scanner, DirectoryWatches watches, AgentMetrics metrics)
     {
         this.pluginType = pluginType;
+        this.everyGeneration = everyGeneration;
         this.scanner = scanner;
         this.watches = watches;
         this.metrics = metrics;
@@ -110,6 +115,21 @@ final class PeriodicCheck
                 return Optional.of(effective.get().path() + " lacks our entry");
             }
         }
+        Optional<ConfigEntry> older = everyGeneration && belief.ready() ? fresh.effectiveConfig(LibcniGeneration.V1_1) : Optional.empty();
+        if (older.isPresent() && !olderCarriesOurs(fresh, older.get())) {
+            return Optional.of(older.get().path() + " (what " + LibcniGeneration.V1_1.description() + " loads) lacks our entry");
+        }
         return Optional.empty();
+    }
+
+    private boolean olderCarriesOurs(NodeSnapshot fresh, ConfigEntry entry)
+    {
+        try {
+            byte[] bytes = fresh.load(entry).bytes().orElseThrow();
+            return CniConfigParser.parse(entry.name(), bytes, LibcniGeneration.V1_1).summary().hasPluginType(pluginType);
+        }
+        catch (CniConfigParser.InvalidConfigException | java.util.NoSuchElementException e) {
+            return false;
+        }
     }
 }

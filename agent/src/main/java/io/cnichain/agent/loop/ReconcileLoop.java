@@ -2,6 +2,7 @@ package io.cnichain.agent.loop;
 
 import io.cnichain.agent.time.Backoff;
 import io.cnichain.agent.time.Clock;
+import io.cnichain.core.config.Placement;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.engine.Engine;
 import org.slf4j.Logger;
@@ -62,7 +63,8 @@ final class ReconcileLoop
         this.files = new WrittenFiles(engine, policy, metrics, clock);
         this.ground = new GroundCheck(engine.config().paths());
         this.pass = new ReconcilePass(engine, scanner, new EchoFilter(engine.host(), engine.config().paths().confDir(), files), files, ground);
-        this.check = new PeriodicCheck(engine.config().plugin().type(), scanner, intake.watches(), metrics);
+        this.check = new PeriodicCheck(engine.config().plugin().type(), engine.installer().placement().placement() != Placement.DROP_IN, scanner,
+                intake.watches(), metrics);
         this.configNotice = ConfigFileNotice.of(engine.config());
         configNotice.ifPresent(notice -> {
             status.addDetail(notice::describe);

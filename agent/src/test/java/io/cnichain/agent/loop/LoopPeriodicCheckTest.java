@@ -97,6 +97,36 @@ class LoopPeriodicCheckTest
         }
     }
 
+    /**
+     * libcni 1.1 (containerd 1.6) and 1.3 load different files: a broken drop-in of 05-calico.conflist's network makes
+     * 1.3 skip it for 10-oci.conflist, while 1.1, which reads no drop-ins, loads 05-calico.conflist. Both carry our
+     * entry. A change no event tells then takes it out of the file 1.1 loads: the check finds that one too.
+     */
+    @Test
+    void aChangeNoEventToldToTheFileAnOlderLibcniLoadsIsRepaired(TestNode node)
+            throws Exception
+    {
+        Path calico = node.write("05-calico.conflist", TestNode.CALICO);
+        node.write("k8s-pod-network/broken.conf", "");
+        Path oci = node.write("10-oci.conflist", TestNode.OCI);
+        try (RunningLoop loop = RunningLoop.start(node, "periodicCheckSeconds: 5\n", RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitPatched(calico);
+            loop.awaitPatched(oci);
+            loop.awaitReady();
+            Path elsewhere = Files.createLink(Files.createDirectories(node.root().resolve("elsewhere")).resolve("calico"), calico);
+            Files.writeString(elsewhere, TestNode.CALICO, StandardOpenOption.TRUNCATE_EXISTING);
+            loop.barrierWhileUnseen();
+
+            loop.advance(Duration.ofSeconds(5));
+            loop.await(() -> loop.metric("cnichain_periodic_checks_total") == 1, () -> "no periodic check came");
+            loop.advance(PeriodicCheck.SETTLE);
+            loop.awaitPatched(calico);
+            loop.awaitLog("Periodic check: the runtime's file /etc/cni/net.d/05-calico.conflist (what libcni 1.1 (containerd 1.6) loads) lacks our "
+                    + "entry; no event told. Looking at everything");
+            loop.awaitReady();
+        }
+    }
+
     @Test
     void aNodeWhereNothingWasMissedStaysQuiet(TestNode node)
             throws Exception
