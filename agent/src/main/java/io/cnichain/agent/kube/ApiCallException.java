@@ -1,6 +1,9 @@
 package io.cnichain.agent.kube;
 
 import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -47,5 +50,21 @@ public final class ApiCallException
     public boolean passing()
     {
         return kind.equals("timeout") || kind.equals("connection") || kind.equals("child") || kind.equals("HTTP 429") || kind.startsWith("HTTP 5");
+    }
+
+    /** @return the wait a {@code Retry-After} header asks for, in seconds or as a date; empty when it is neither */
+    public static Optional<Duration> parseRetryAfter(String value, ZonedDateTime now)
+    {
+        String text = value.trim();
+        if (text.matches("[0-9]{1,9}")) {
+            return Optional.of(Duration.ofSeconds(Long.parseLong(text)));
+        }
+        try {
+            Duration until = Duration.between(now, ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME));
+            return Optional.of(until.isNegative() ? Duration.ZERO : until);
+        }
+        catch (DateTimeParseException e) {
+            return Optional.empty();
+        }
     }
 }

@@ -34,8 +34,6 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -124,16 +122,22 @@ public final class KubeApiClient
         throw answer.failure("PATCH", path, hint);
     }
 
-    /** @return whether admission denied a dry run of the patch (a ValidatingAdmissionPolicy's 403, not RBAC's) */
-    public boolean deniedByAdmission(String path, String operations, Hint hint)
+    /**
+     * @param denial what the policy says when it denies
+     * @return whether admission denied a dry run of the patch with {@code denial} (a ValidatingAdmissionPolicy's 403,
+     *         not RBAC's); another policy's denial says nothing of this one's
+     */
+    public boolean deniedByAdmission(String path, String operations, String denial, Hint hint)
             throws ApiCallException
     {
         Answer answer = call("PATCH", path + (path.contains("?") ? "&" : "?") + "dryRun=All", Optional.of(new Body(JSON_PATCH, operations)), hint);
         if (answer.status() == 200) {
             return false;
         }
-        if (answer.status() == 403 && statusMessage(answer.body()).filter(message -> message.contains("denied request")).isPresent()) {
-            return true;
+        Optional<String> denied = answer.status() == 403 ? statusText(answer.body()).filter(message -> message.contains("denied request"))
+                : Optional.empty();
+        if (denied.isPresent()) {
+            return denied.get().contains(denial);
         }
         throw answer.failure("PATCH", path, hint);
     }
@@ -218,7 +222,7 @@ public final class KubeApiClient
             HttpResponse<byte[]> response = sent.get(Math.max(0, end - clock.nanoTime()), TimeUnit.NANOSECONDS);
             int status = response.statusCode();
             Optional<Duration> retryAfter = status == 429 || status >= 500
-                    ? response.headers().firstValue("Retry-After").flatMap(value -> parseRetryAfter(value, ZonedDateTime.now())) : Optional.empty();
+                    ? response.headers().firstValue("Retry-After").flatMap(value -> ApiCallException.parseRetryAfter(value, ZonedDateTime.now())) : Optional.empty();
             return new Answer(status, response.body(), retryAfter);
         }
         catch (TimeoutException e) {
@@ -346,10 +350,16 @@ public final class KubeApiClient
     /** The message of the API's {@code Status} object, on one line and shortened; nothing else of a body is shown. */
     private static Optional<String> statusMessage(byte[] body)
     {
+        return statusText(body).map(text -> Printable.line(shortened(text)));
+    }
+
+    /** The message whole, to be looked into, not shown: a long node name would shorten a policy's words away. */
+    private static Optional<String> statusText(byte[] body)
+    {
         try {
             JsonNode message = CniJson.parse(body).path("message");
             if (message.isTextual() && !message.asText().isBlank()) {
-                return Optional.of(Printable.line(shortened(message.asText().trim())));
+                return Optional.of(message.asText().trim());
             }
         }
         catch (CniJson.InvalidJsonException e) {
@@ -362,21 +372,6 @@ public final class KubeApiClient
     {
         return value.length() <= MAX_MESSAGE_CHARS ? value
                 : value.substring(0, MAX_MESSAGE_CHARS) + "… (" + (value.length() - MAX_MESSAGE_CHARS) + " more characters)";
-    }
-
-    public static Optional<Duration> parseRetryAfter(String value, ZonedDateTime now)
-    {
-        String text = value.trim();
-        if (text.matches("[0-9]{1,9}")) {
-            return Optional.of(Duration.ofSeconds(Long.parseLong(text)));
-        }
-        try {
-            Duration until = Duration.between(now, ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME));
-            return Optional.of(until.isNegative() ? Duration.ZERO : until);
-        }
-        catch (DateTimeParseException e) {
-            return Optional.empty();
-        }
     }
 
     private static String reason(Throwable e)

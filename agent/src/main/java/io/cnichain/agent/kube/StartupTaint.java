@@ -34,6 +34,8 @@ public final class StartupTaint
     /** A missing fence is a setup to fix, not a blip: looked at again slowly, so that a fleet does not ask every 30 s. */
     private static final Backoff.Policy FENCE = new Backoff.Policy(Duration.ofSeconds(30), Duration.ofMinutes(10), 0.5, 0, Duration.ZERO);
     private static final String FENCE_LABEL = "cni-chain.io~1fence-check";
+    /** The fence's own word for it (components/node-taint's policy): a label change denied by another policy is no proof. */
+    private static final String FENCE_DENIAL = "cni-chain may not change a node's labels";
 
     public enum Lifted
     {
@@ -87,7 +89,7 @@ public final class StartupTaint
         String path = "/api/v1/nodes/" + node;
         KubeApiClient.Hint hint = new KubeApiClient.Hint(" (the agent's ClusterRole must allow get and patch on nodes)",
                 " (NODE_NAME must be the node's name, from the downward API)");
-        if (!client.deniedByAdmission(path, "[{\"op\":\"add\",\"path\":\"/metadata/labels/" + FENCE_LABEL + "\",\"value\":\"x\"}]", hint)) {
+        if (!client.deniedByAdmission(path, "[{\"op\":\"add\",\"path\":\"/metadata/labels/" + FENCE_LABEL + "\",\"value\":\"x\"}]", FENCE_DENIAL, hint)) {
             return new Result(Lifted.FENCE_MISSING, "");
         }
         for (int reread = 0; reread < 5; reread++) {
@@ -133,7 +135,7 @@ public final class StartupTaint
             switch (result.lifted()) {
                 case FENCE_MISSING -> {
                     Duration wait = fenceBackoff.failed(now).orElseThrow();
-                    String why = "not removed: the fence around this right is missing (a dry run of a label change on node " + node + " was allowed; "
+                    String why = "not removed: the fence around this right is missing (a dry run of a label change on node " + node + " was not denied by it; "
                             + "install the ValidatingAdmissionPolicy cni-chain-node-taint and its binding, Kubernetes 1.30 or later)";
                     if (!why.equals(state)) {
                         log.error("Taint {} on node {}: {}", key, node, why);

@@ -59,7 +59,10 @@ public final class FakeApiServer
     private Consumer<ObjectNode> beforeNextPatch;
     private Optional<CountDownLatch> holdAll = Optional.empty();
     private final List<String> issued = new ArrayList<>();
+    private static final String OUR_FENCE = "ValidatingAdmissionPolicy 'cni-chain-node-taint' with binding 'cni-chain-node-taint' denied request: "
+            + "cni-chain may not change a node's labels, annotations, finalizers or owners";
     private boolean fenced = true;
+    private String denial = OUR_FENCE;
     private boolean nodeBinding = true;
     private Optional<java.time.Duration> tokenLifetime = Optional.empty();
     private long version = 100;
@@ -187,6 +190,15 @@ public final class FakeApiServer
     public synchronized void fence(boolean present)
     {
         fenced = present;
+        denial = OUR_FENCE;
+    }
+
+    /** Without our fence, another policy denies a change of a node's labels, for its own reasons. */
+    public synchronized void fenceByAnotherPolicyOnly()
+    {
+        fenced = true;
+        denial = "ValidatingAdmissionPolicy 'platform-node-labels' with binding 'platform-node-labels' denied request: node labels belong to the "
+                + "platform team";
     }
 
     /**
@@ -346,8 +358,7 @@ public final class FakeApiServer
         }
         boolean labelsChanged = !patched.path("metadata").path("labels").equals(node.path("metadata").path("labels"));
         if (labelsChanged && fenced) {
-            return failure(403, "Forbidden", "nodes \"" + nodeName + "\" is forbidden: ValidatingAdmissionPolicy 'cni-chain-node-taint' with binding "
-                    + "'cni-chain-node-taint' denied request: cni-chain may not change a node's labels, annotations, finalizers or owners");
+            return failure(403, "Forbidden", "nodes \"" + nodeName + "\" is forbidden: " + denial);
         }
         if (request.query().contains("dryRun=All")) {
             return new Answer(200, patched);

@@ -42,12 +42,12 @@ class NodeTaintsTest
     void retryAfterIsSecondsOrAnHttpDate()
     {
         ZonedDateTime now = ZonedDateTime.of(2024, 5, 1, 10, 0, 0, 0, ZoneOffset.UTC);
-        assertThat(KubeApiClient.parseRetryAfter("3", now)).contains(Duration.ofSeconds(3));
-        assertThat(KubeApiClient.parseRetryAfter(" 0 ", now)).contains(Duration.ZERO);
-        assertThat(KubeApiClient.parseRetryAfter("Wed, 01 May 2024 10:00:07 GMT", now)).contains(Duration.ofSeconds(7));
-        assertThat(KubeApiClient.parseRetryAfter("Wed, 01 May 2024 09:00:00 GMT", now)).contains(Duration.ZERO);
-        assertThat(KubeApiClient.parseRetryAfter("soon", now)).isEmpty();
-        assertThat(KubeApiClient.parseRetryAfter("-1", now)).isEmpty();
+        assertThat(ApiCallException.parseRetryAfter("3", now)).contains(Duration.ofSeconds(3));
+        assertThat(ApiCallException.parseRetryAfter(" 0 ", now)).contains(Duration.ZERO);
+        assertThat(ApiCallException.parseRetryAfter("Wed, 01 May 2024 10:00:07 GMT", now)).contains(Duration.ofSeconds(7));
+        assertThat(ApiCallException.parseRetryAfter("Wed, 01 May 2024 09:00:00 GMT", now)).contains(Duration.ZERO);
+        assertThat(ApiCallException.parseRetryAfter("soon", now)).isEmpty();
+        assertThat(ApiCallException.parseRetryAfter("-1", now)).isEmpty();
     }
 
     private static JsonNode json(String text)

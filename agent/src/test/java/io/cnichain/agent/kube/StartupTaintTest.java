@@ -106,6 +106,39 @@ class StartupTaintTest
         assertThat(taint.removedGauge()).isEqualTo(1);
     }
 
+    /** A node's name may be 253 characters long: the fence's words come after it in the denial, and are still read. */
+    @Test
+    void ourFencesDenialIsReadWholeAfterALongNodeName()
+            throws Exception
+    {
+        String name = "node-" + "x".repeat(248);
+        ObjectNode node = node(OURS);
+        ((ObjectNode) node.path("metadata")).put("name", name);
+        server = FakeApiServer.start(TestCertificates.shared().server(), node, "token-1");
+        KubeApiClient client = client();
+        StartupTaint taint = new StartupTaint(() -> StartupTaint.lift(client, name, KEY), name, KEY);
+        taint.onReadiness(true);
+        work.add(taint);
+        work.awaitRuns(1, WAIT);
+        assertThat(taint.removedGauge()).as(taint.describe()).isEqualTo(1);
+        assertThat(server.node().at("/spec/taints")).isEqualTo(json("[]"));
+    }
+
+    /** Another policy that denies label changes for its own reasons fences nothing of ours: the taint stays. */
+    @Test
+    void anotherPolicysDenialIsNoFence()
+            throws Exception
+    {
+        StartupTaint taint = taint(OURS);
+        server.fenceByAnotherPolicyOnly();
+        taint.onReadiness(true);
+        work.add(taint);
+        work.awaitRuns(1, WAIT);
+        assertThat(server.requests()).extracting(Request::query).containsExactly("dryRun=All");
+        assertThat(taint.describe()).contains("not removed: the fence around this right is missing");
+        assertThat(server.node().at("/spec/taints")).isEqualTo(json("[" + OURS + "]"));
+    }
+
     @Test
     void errorsBackOffAsTheApiServersClientsDoAndRetryAfterIsHonoured()
             throws Exception
