@@ -127,11 +127,14 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         return names;
     }
 
-    /** @return where the entry's dangling way stops (a host path), when that lies in the allowed roots */
+    /**
+     * @return where the entry's dangling way stops (a host path), when that lies in the allowed roots; or, when its file
+     *         appeared since the pass looked, that file, so that its directory is watched and looked at again
+     */
     private static Optional<Path> danglingTarget(Engine engine, ConfigEntry entry)
     {
         List<Path> roots = engine.config().paths().allowedRoots();
-        return new SymlinkResolver(engine.host(), roots).missingOnTheWay(entry.path())
+        return new SymlinkResolver(engine.host(), roots).wayEnd(entry.path())
                 .filter(missing -> roots.stream().anyMatch(root -> missing.startsWith(root) && !missing.equals(root)));
     }
 

@@ -91,14 +91,14 @@ public final class SymlinkResolver
 
     /**
      * @param hostPath an absolute host path
-     * @return the host path at which the way to it stops, its links followed, for a name that does not exist: where a
-     *         dangling link's file would appear, or the first directory on its way that is missing
+     * @return the host path where the way to it ends, its links followed: what it leads to, or the first name on the way
+     *         that does not exist (where a dangling link's file would appear, or a directory on its way that is missing);
+     *         empty when the way cannot be walked (a loop, a name on it that is not a directory)
      */
-    public Optional<Path> missingOnTheWay(Path hostPath)
+    public Optional<Path> wayEnd(Path hostPath)
     {
         try {
-            walkOrFail(SLASH.resolve(hostPath).normalize(), new ArrayList<>());
-            return Optional.empty();
+            return Optional.of(walkOrFail(SLASH.resolve(hostPath).normalize(), new ArrayList<>()).path());
         }
         catch (ResolveException e) {
             return e.missing;
