@@ -34,6 +34,7 @@ public final class StartupTaint
     /** A missing fence is a setup to fix, not a blip: looked at again slowly, so that a fleet does not ask every 30 s. */
     private static final Backoff.Policy FENCE = new Backoff.Policy(Duration.ofSeconds(30), Duration.ofMinutes(10), 0.5, 0, Duration.ZERO);
     private static final String FENCE_LABEL = "cni-chain.io~1fence-check";
+    private static final String KEPT = "kept until the agent is ready";
     /** The fence's own word for it (components/node-taint's policy): a label change denied by another policy is no proof. */
     private static final String FENCE_DENIAL = "cni-chain may not change a node's labels";
 
@@ -78,7 +79,7 @@ public final class StartupTaint
         this.attempt = requireNonNull(attempt, "attempt is null");
         this.node = requireNonNull(node, "node is null");
         this.key = requireNonNull(key, "key is null");
-        this.state = "kept until the agent is ready";
+        this.state = KEPT;
         log.info("Taint {} stays on node {} until the chained plugin is in place", key, node);
     }
 
@@ -124,10 +125,10 @@ public final class StartupTaint
     public KubeWork.Next run(long now)
     {
         if (!ready) {
-            if (failures > 0) {
+            if (failures > 0 && !state.equals(KEPT)) {
                 log.info("Agent not ready any more; taint {} stays on node {} until it is", key, node);
             }
-            state = "kept until the agent is ready";
+            state = KEPT;
             return new KubeWork.Next.WhenWoken();
         }
         try {

@@ -172,6 +172,26 @@ class StartupTaintTest
                 + "of a label change was denied); pods can be scheduled on it (after 3 failed attempts)");
     }
 
+    /** Readiness is told after every pass: a lost readiness is said once, not once a pass. */
+    @Test
+    void readinessLostAfterAFailedTryIsSaidOnce()
+            throws Exception
+    {
+        StartupTaint taint = taint(OURS);
+        server.answerNext("PATCH", 500, java.util.Map.of());
+        taint.onReadiness(true);
+        work.add(taint);
+        work.awaitRuns(1, WAIT);
+        taint.onReadiness(false);
+        clock.advance(Duration.ofSeconds(2));
+        work.awaitRuns(2, WAIT);
+        for (int pass = 0; pass < 3; pass++) {
+            work.wake();
+            work.awaitRuns(3 + pass, WAIT);
+        }
+        assertThat(lines()).filteredOn(line -> line.contains("Agent not ready any more")).hasSize(1);
+    }
+
     @Test
     void anotherControllersChangeBetweenReadAndPatchSurvives()
             throws Exception
