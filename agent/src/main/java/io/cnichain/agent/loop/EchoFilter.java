@@ -116,8 +116,9 @@ final class EchoFilter
         }
         else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
             if (files.deleted(path)) {
-                log.info("Ignoring event: {} {}; deleted by us", kind, path);
-                return false;
+                // No undoing of our write; but the list it became has another name, which may sort after another file.
+                log.info("Detected event: {} {}; deleted by our conversion, looking at what the runtime loads now", kind, path);
+                return true;
             }
             log.info("Detected event: {} {}; the file is gone", kind, path);
             // A file we wrote deleted undoes our write too (our drop-in, deleted as soon as it appears).

@@ -59,6 +59,27 @@ class LoopInvariantTest
     }
 
     /**
+     * A conversion renames: 10-x.conf becomes 10-x.conflist, which sorts after 10-x.conf.conflist, a list of another
+     * network. The runtime then loads that one, so the conversion's own deletion of 10-x.conf still wakes a pass.
+     */
+    @Test
+    void aConversionThatHandsTheRuntimeAnotherFileIsFollowedByItsPatch(TestNode node)
+            throws Exception
+    {
+        Path first = node.write("05-a.conflist", TestNode.CALICO);
+        node.write("10-x.conf", "{\"cniVersion\":\"0.3.1\",\"name\":\"x\",\"type\":\"bridge\"}");
+        Path other = node.write("10-x.conf.conflist", "{\"cniVersion\":\"0.3.1\",\"name\":\"y\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(first);
+            loop.awaitReady();
+            Files.delete(first);
+            loop.awaitPatched(node.conf("10-x.conflist"));
+            loop.awaitPatched(other);
+            loop.awaitReady();
+        }
+    }
+
+    /**
      * The runtime does not load that name, but the adapter has the last word: the file's appearance after start, and the
      * primary's rewrite of it, each run a pass that patches it.
      */
