@@ -120,9 +120,10 @@ public final class Patcher
         String item = style.indented() ? "," + nl + unit : style.itemSeparator();
         String first = style.indented() ? nl + unit : "";
         out.append(first);
-        for (String key : List.of("cniVersion", "name")) {
-            single.root().get(key).filter(JString.class::isInstance)
-                    .ifPresent(value -> out.append(quote(key)).append(style.keySeparator()).append(quote(((JString) value).value())).append(item));
+        // As libcni decodes them: a key matches its field whatever its case, the last one wins.
+        single.summary().cniVersion().ifPresent(version -> out.append(quote("cniVersion")).append(style.keySeparator()).append(quote(version)).append(item));
+        if (!single.summary().networkName().isEmpty()) {
+            out.append(quote("name")).append(style.keySeparator()).append(quote(single.summary().networkName())).append(item);
         }
         out.append(quote(CONVERTED_FROM)).append(style.keySeparator()).append(quote(convertedFrom)).append(item);
         out.append(quote("plugins")).append(style.keySeparator()).append('[');
