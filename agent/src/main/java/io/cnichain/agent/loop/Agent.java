@@ -1,5 +1,7 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.core.CniChainException;
+import io.cnichain.core.ErrorCode;
 import io.cnichain.core.config.AgentConfig;
 import io.cnichain.core.config.CleanupMode;
 import io.cnichain.core.engine.Engine;
@@ -136,7 +138,15 @@ public final class Agent
     private HealthServer serve(String host, int port, boolean metricsOnly)
             throws IOException
     {
-        HealthServer server = new HealthServer(InetAddress.getByName(host), port, status, metrics, policy.stuckAfter(), metricsOnly);
+        HealthServer server;
+        try {
+            server = new HealthServer(InetAddress.getByName(host), port, status, metrics, policy.stuckAfter(), metricsOnly);
+        }
+        catch (java.net.BindException e) {
+            // Its own settings' names: the same socket for both, or an address this machine does not have.
+            throw new CniChainException(ErrorCode.BAD_CONFIG, "cannot listen on " + host + ":" + port + " for " + (metricsOnly ? "/metrics (metricsAddress)"
+                    : "the health endpoints (healthAddress, healthPort)") + ": " + e.getMessage());
+        }
         server.start();
         return server;
     }

@@ -62,9 +62,17 @@ final class YamlDocument
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(20);
+        // Strictly: a byte that is not UTF-8 would become U+FFFD in a value, and so in the runtime's file.
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer decoded = java.nio.CharBuffer.allocate(bytes.length);
+        if (StandardCharsets.UTF_8.newDecoder().decode(in, decoded, true).isError()) {
+            throw new CniChainException(ErrorCode.BAD_CONFIG, file, "is not UTF-8 text: byte " + (in.position() + 1) + " begins no UTF-8 character; "
+                    + "save the file as UTF-8");
+        }
+        String text = decoded.flip().toString();
         Object loaded;
         try {
-            loaded = load(new String(bytes, StandardCharsets.UTF_8), options);
+            loaded = load(text, options);
         }
         catch (MarkedYAMLException e) {
             // The problem and where it is ("found duplicate key logLevel", line 3), not the construct it was found in.

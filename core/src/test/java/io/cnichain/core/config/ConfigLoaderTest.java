@@ -259,6 +259,10 @@ class ConfigLoaderTest
         assertBad(() -> ConfigLoader.load(Optional.of(list), Map.of(), Map.of()), list + ": must be a YAML mapping of settings, not a list");
         Path missing = temp.resolve("nope.yaml");
         assertBad(() -> ConfigLoader.load(Optional.of(missing), Map.of(), Map.of()), missing + ": does not exist");
+        // Saved in Latin-1: decoded loosely, the é would reach the runtime's file as U+FFFD.
+        Path latin1 = temp.resolve("latin1.yaml");
+        Files.write(latin1, "plugin:\n  type: linkerd-cni\n  config:\n    note: \"caf\u00e9\"\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertBad(() -> ConfigLoader.load(Optional.of(latin1), Map.of(), Map.of()), latin1 + ": is not UTF-8 text: byte 53 begins no UTF-8 character; save the file as UTF-8");
     }
 
     @Test

@@ -217,6 +217,28 @@ class AgentLifecycleTest
         }
     }
 
+    /** Each setting is valid alone; together they name one socket, which cannot be bound twice: said with their names. */
+    @Test
+    void theHealthAndMetricsListenersOnOneSocketExitTwoNamingTheSettings(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        List<String> command = new java.util.ArrayList<>(List.of(AgentProcess.HOME.resolve("bin/cni-chain").toString(), "run"));
+        command.addAll(node.flags());
+        command.addAll(List.of("--health-port", String.valueOf(port), "--metrics-address", "127.0.0.1:" + port));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(node.env());
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor()).as(out).isEqualTo(2);
+        assertThat(out).contains("error: cannot listen on 127.0.0.1:" + port + " for /metrics (metricsAddress): Address already in use");
+        assertThat(PluginList.patched(file)).as("nothing installed").isFalse();
+    }
+
     @Test
     void badConfigurationExitsTwoBeforeWatchingAnything(TestNode node)
             throws Exception
