@@ -357,6 +357,7 @@ class HelmChartTest
     /** cniChain.nodeReadiness.* (the rule and the reporter: NodeReadinessComponentTest), never with nodeTaint. */
     @Test
     void nodeReadinessRendersTheRuleAndReporterAndRefusesASecondRemover()
+            throws java.io.IOException
     {
         Rendered rendered = HelmChart.render(Map.of("cniChain.nodeReadiness.enabled", true,
                 "cniChain.nodeReadiness.image.name", "registry.example/node-readiness-reporter", "cniChain.nodeReadiness.image.version", "v9.9.9",
@@ -367,6 +368,11 @@ class HelmChartTest
         assertThat(rendered.environment(reporter)).containsEntry("CHECK_INTERVAL", "2s").containsEntry("METRICS_BIND_ADDRESS", "127.0.0.1:9555");
         assertThat(rendered.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())
                 .containsExactlyInAnyOrder("cni-chain", "cni-chain-plugin", "cni-chain-readiness-reporter");
+        // With tolerations narrowed, the agent must still start on a node that has the taint, or it is never lifted.
+        Path values = java.nio.file.Files.writeString(scratch.resolve("narrowed.yaml"),
+                "tolerations:\n  - {key: dedicated, operator: Equal, value: mesh, effect: NoSchedule}\n");
+        Rendered narrowed = HelmChart.render(List.of(values), Map.of("cniChain.nodeReadiness.enabled", true));
+        assertThat(narrowed.pod().getTolerations()).contains(new Toleration(null, "readiness.k8s.io/cni-chain-not-ready", "Exists", null, null));
 
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.nodeReadiness.enabled", true,
                 "cniChain.nodeTaint.enabled", true)))).as("one remover per taint").hasMessageContaining("one remover per taint");

@@ -51,8 +51,11 @@ class NodeReadinessComponentTest
             assertThat(condition.type()).startsWith("cni-chain.io/");
             assertThat(condition.requiredStatus()).isEqualTo("True");
         });
-        assertThat(rendered.pod().getTolerations()).as("the agent starts on tainted nodes")
-                .anySatisfy(t -> assertThat(t.getOperator()).isEqualTo("Exists"));
+        assertThat(rendered.pod().getTolerations()).as("the agent starts on tainted nodes, should the base's tolerations be narrowed too")
+                .anySatisfy(t -> {
+                    assertThat(t.getKey()).isEqualTo(NodeReadinessRuleCrdTest.TAINT_KEY);
+                    assertThat(t.getOperator()).isEqualTo("Exists");
+                });
 
         DaemonSet reporter = rendered.named(DaemonSet.class, "cni-chain-readiness-reporter");
         PodSpec pod = reporter.getSpec().getTemplate().getSpec();
