@@ -37,6 +37,7 @@ class ConfigurationFlagsTest
             "--output", "detect's output format",
             "--platform", "the demo's sandbox layout",
             "--keep", "keeps the demo's sandbox",
+            "--deadline-millis", "how long the running agent lets its child's one API call take",
             "--help", "picocli's usage help",
             "--version", "picocli's version");
 
