@@ -23,6 +23,7 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.nio.file.FileSystems;
 import java.time.Duration;
@@ -142,7 +143,7 @@ public final class Agent
         try {
             server = new HealthServer(InetAddress.getByName(host), port, status, metrics, policy.stuckAfter(), metricsOnly);
         }
-        catch (java.net.BindException e) {
+        catch (BindException e) {
             // Its own settings' names: the same socket for both, or an address this machine does not have.
             throw new CniChainException(ErrorCode.BAD_CONFIG, "cannot listen on " + host + ":" + port + " for " + (metricsOnly ? "/metrics (metricsAddress)"
                     : "the health endpoints (healthAddress, healthPort)") + ": " + e.getMessage());

@@ -124,11 +124,11 @@ final class PeriodicCheck
 
     private boolean olderCarriesOurs(NodeSnapshot fresh, ConfigEntry entry)
     {
+        Optional<byte[]> bytes = fresh.load(entry).bytes();
         try {
-            byte[] bytes = fresh.load(entry).bytes().orElseThrow();
-            return CniConfigParser.parse(entry.name(), bytes, LibcniGeneration.V1_1).summary().hasPluginType(pluginType);
+            return bytes.isPresent() && CniConfigParser.parse(entry.name(), bytes.get(), LibcniGeneration.V1_1).summary().hasPluginType(pluginType);
         }
-        catch (CniConfigParser.InvalidConfigException | java.util.NoSuchElementException e) {
+        catch (CniConfigParser.InvalidConfigException e) {
             return false;
         }
     }
