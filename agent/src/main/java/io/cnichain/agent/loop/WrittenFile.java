@@ -72,7 +72,10 @@ final class WrittenFile
     /** @param content the file's bytes; empty when it is absent */
     boolean isOurs(Optional<byte[]> content)
     {
-        return written && content.isPresent() == ours.isPresent() && content.map(bytes -> ours.get().sameContent(bytes)).orElse(true);
+        if (!written) {
+            return false;
+        }
+        return content.isEmpty() ? ours.isEmpty() : ours.isPresent() && ours.get().sameContent(content.get());
     }
 
     /**
