@@ -168,7 +168,8 @@ class LoopWatchTest
             assertThat(dropIn).isRegularFile();
 
             Files.move(pluginDir, node.conf("k8s-pod-network.old"));
-            Files.createDirectory(pluginDir);
+            // The agent may make it first, to put our drop-in back: either way another directory is in its place.
+            Files.createDirectories(pluginDir);
             loop.await(() -> Files.isRegularFile(dropIn), () -> "our drop-in was not written into the new plugin directory");
             loop.barrier();
             loop.awaitReady();
