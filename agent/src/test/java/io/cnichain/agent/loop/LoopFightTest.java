@@ -226,6 +226,8 @@ class LoopFightTest
             loop.barrier();
             loop.advance(Duration.ofMillis(30));
             loop.awaitWrites("/etc/cni/net.d/05-cilium.conflist", 1 + FIGHTS.fights().threshold() + 1);
+            // The write is logged before its pass ends: time moves only once the loop is at rest, as for every rewrite below.
+            loop.barrier();
             for (int rewrite = 2; rewrite <= FIGHTS.fights().threshold() + 2; rewrite++) {
                 loop.advance(Duration.ofMillis(120));
                 node.replaceAtomically("05-cilium.conflist", original);
