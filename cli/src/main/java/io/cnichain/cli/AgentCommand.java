@@ -50,6 +50,7 @@ abstract class AgentCommand
         Flags.Given flags = given.orElseGet(() -> Flags.given(spec.commandLine().getParseResult()));
         AgentConfig loaded = ConfigLoader.load(flags.config(), context().env(), flags.settings());
         ConsoleLogging.configure(loaded.log().level(), loaded.log().format());
+        loaded.log().sayNotices();
         warnWhenFileNamesAreNotUtf8();
         return loaded;
     }

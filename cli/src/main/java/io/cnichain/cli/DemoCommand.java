@@ -73,6 +73,7 @@ final class DemoCommand
             ConsoleLogging.configure(config.log().level(), config.log().format());
             // The demo is a story told on standard output: its log lines belong in it, in order.
             ConsoleLogging.redirect(out);
+            config.log().sayNotices();
             Engine engine = new Engine(config, AgentCommand.registry(config));
 
             Path confDir = hostRoot.resolve("etc/cni/net.d");

@@ -349,11 +349,14 @@ class CliTest
         assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
     }
 
+    /** Also what loading the configuration has to say, which comes before the format is known. */
     @Test
     void jsonLogsAreOneObjectPerLine()
+            throws IOException
     {
         node.write("10-calico.conflist", TestNode.CALICO);
-        Cli.Result install = Cli.run(node, "install", "--log-format", "json");
+        Path yaml = KubeletVolume.configMapFile(node.root().resolve("config-readable"), "readable.yaml", "kubeconfig:\n  mode: \"0644\"\n");
+        Cli.Result install = Cli.run(node, "install", "--log-format", "json", "--config", yaml.toString());
         assertThat(install.code()).as(install.toString()).isZero();
         java.util.List<String> lines = install.err().lines().toList();
         assertThat(lines).isNotEmpty();
@@ -362,6 +365,7 @@ class CliTest
             assertThat(entry.has("time") && entry.has("level") && entry.has("logger") && entry.has("msg")).as(line).isTrue();
         }
         assertThat(lines).anySatisfy(line -> assertThat(line).contains("\"msg\":\"Created CNI config /etc/cni/net.d/10-calico.conflist\""));
+        assertThat(lines).anySatisfy(line -> assertThat(line).contains("\"level\":\"warn\"", "mode 0644 makes the kubeconfig"));
     }
 
     @Test

@@ -3,8 +3,7 @@ package io.cnichain.core.config;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.host.HostPaths;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -37,8 +36,6 @@ public final class ConfigLoader
     public static final Duration DEFAULT_PERIODIC_CHECK = Duration.ofSeconds(60);
     public static final String DEFAULT_NODE_TAINT_KEY = "cni-chain.io/not-ready";
 
-    private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
-
     private ConfigLoader() {}
 
     /**
@@ -62,9 +59,10 @@ public final class ConfigLoader
         readEnvironment(env, values);
         readFlags(flags, values);
         CodeSources.refuseCodeFromOutsideTheImage(values, file);
-        warnWhenTheTokenIsReadable(values);
-        warnWhenTheTokenTravelsUnprotected(values);
-        return assemble(file, digest, values);
+        List<LogSettings.Notice> notices = new ArrayList<>();
+        warnWhenTheTokenIsReadable(values, notices);
+        warnWhenTheTokenTravelsUnprotected(values, notices);
+        return assemble(file, digest, values, notices);
     }
 
     private static void readYaml(YamlDocument document, SettingValues values)
@@ -122,13 +120,13 @@ public final class ConfigLoader
         values.set(setting, new SettingValues.Sourced<>(setting.fromFlag(text), flag));
     }
 
-    private static void warnWhenTheTokenIsReadable(SettingValues values)
+    private static void warnWhenTheTokenIsReadable(SettingValues values, List<LogSettings.Notice> notices)
     {
         SettingValues.Sourced<Set<PosixFilePermission>> mode = values.get(Settings.KUBECONFIG_MODE).orElseThrow();
         String readers = KubeconfigTypes.Mode.readers(mode.value());
         if (!readers.isEmpty() && values.value(Settings.KUBECONFIG_ENABLED)) {
-            LOG.warn("{}: mode {} makes the kubeconfig, and the service-account token in it, readable by {}", mode.source(),
-                    Settings.KUBECONFIG_MODE.type().format(mode.value()), readers);
+            notices.add(new LogSettings.Notice(Level.WARN, mode.source() + ": mode " + Settings.KUBECONFIG_MODE.type().format(mode.value())
+                    + " makes the kubeconfig, and the service-account token in it, readable by " + readers));
         }
     }
 
@@ -136,20 +134,21 @@ public final class ConfigLoader
      * Kept for drop-in compatibility with Linkerd's installer, said at every start: the kubeconfig we write sends the
      * token in the clear ({@code http}), or to whoever answers ({@code skipTlsVerify}).
      */
-    private static void warnWhenTheTokenTravelsUnprotected(SettingValues values)
+    private static void warnWhenTheTokenTravelsUnprotected(SettingValues values, List<LogSettings.Notice> notices)
     {
         if (!values.value(Settings.KUBECONFIG_ENABLED)) {
             return;
         }
         SettingValues.Sourced<String> protocol = values.get(Settings.API_SERVER_PROTOCOL).orElseThrow();
         if (!protocol.value().equals("https")) {
-            LOG.warn("{}: {}: the kubeconfig makes every pod's linkerd-cni send the service-account token to the API server unencrypted, "
-                    + "readable by anyone on the path; use https", protocol.source(), protocol.value());
+            notices.add(new LogSettings.Notice(Level.WARN, protocol.source() + ": " + protocol.value() + ": the kubeconfig makes every pod's "
+                    + "linkerd-cni send the service-account token to the API server unencrypted, readable by anyone on the path; use https"));
         }
         SettingValues.Sourced<Boolean> skip = values.get(Settings.KUBECONFIG_SKIP_TLS_VERIFY).orElseThrow();
         if (skip.value()) {
-            LOG.warn("{}: true: the kubeconfig makes every pod's linkerd-cni send the service-account token to whatever answers at the API "
-                    + "server's address, without checking its certificate; give it the CA instead (kubeconfig.caFile)", skip.source());
+            notices.add(new LogSettings.Notice(Level.WARN, skip.source() + ": true: the kubeconfig makes every pod's linkerd-cni send the "
+                    + "service-account token to whatever answers at the API server's address, without checking its certificate; give it the CA "
+                    + "instead (kubeconfig.caFile)"));
         }
     }
 
@@ -189,7 +188,7 @@ public final class ConfigLoader
         return Optional.empty();
     }
 
-    private static AgentConfig assemble(Optional<Path> file, Optional<String> digest, SettingValues values)
+    private static AgentConfig assemble(Optional<Path> file, Optional<String> digest, SettingValues values, List<LogSettings.Notice> notices)
     {
         Path configured = values.value(Settings.CONF_DIR);
         // A conf dir that is a link (k3s-style custom paths) is the operator's choice: work where its files really are
@@ -198,7 +197,8 @@ public final class ConfigLoader
         List<Path> defaultRoots = new ArrayList<>();
         defaultRoots.add(configured.getParent() == null ? configured : configured.getParent());
         if (!confDir.equals(configured)) {
-            LOG.info("The conf dir {} is reached through a link: working in {}, where its files are", configured, confDir);
+            notices.add(new LogSettings.Notice(Level.INFO, "The conf dir " + configured + " is reached through a link: working in " + confDir
+                    + ", where its files are"));
             defaultRoots.add(confDir.getParent() == null ? confDir : confDir.getParent());
         }
         // A bin dir that is a link likewise: resolved under the host root, never followed by the kernel from the agent's
@@ -206,7 +206,7 @@ public final class ConfigLoader
         Path configuredBin = values.value(Settings.BIN_DIR);
         Path binDir = new HostPaths(values.value(Settings.HOST_ROOT)).withoutLinks(configuredBin).orElse(configuredBin);
         if (!binDir.equals(configuredBin)) {
-            LOG.info("The bin dir {} is reached through a link: installing into {}", configuredBin, binDir);
+            notices.add(new LogSettings.Notice(Level.INFO, "The bin dir " + configuredBin + " is reached through a link: installing into " + binDir));
         }
         // The conf dir's parent tree by default: it holds the conf dir and the platforms' real files beside it.
         List<Path> allowedRoots = values.optional(Settings.ALLOWED_ROOTS).orElse(List.copyOf(defaultRoots));
@@ -227,7 +227,7 @@ public final class ConfigLoader
                         values.value(Settings.SHUTDOWN_TIMEOUT), values.value(Settings.PERIODIC_CHECK), pod(values), values.value(Settings.HEALTH_ADDRESS),
                         Optional.of(values.value(Settings.METRICS_ADDRESS)).filter(address -> !address.isEmpty())),
                 nodeTaint(values),
-                new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT)),
+                new LogSettings(values.value(Settings.LOG_LEVEL), values.value(Settings.LOG_FORMAT), notices),
                 digest);
     }
 }

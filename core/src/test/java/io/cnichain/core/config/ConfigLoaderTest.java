@@ -419,21 +419,25 @@ class ConfigLoaderTest
     void aTokenSentInTheClearOrToAnyoneIsAWarningAtEveryStart()
     {
         CapturedLog.clear();
-        ConfigLoader.load(Optional.empty(), Map.of("KUBERNETES_SERVICE_PROTOCOL", "http", "SKIP_TLS_VERIFY", "true"), Map.of());
-        assertThat(unprotectedTokenLines()).containsExactly(
+        AgentConfig config = ConfigLoader.load(Optional.empty(), Map.of("KUBERNETES_SERVICE_PROTOCOL", "http", "SKIP_TLS_VERIFY", "true"), Map.of());
+        assertThat(CapturedLog.lines()).as("said once the log's level and format are set, not while loading").isEmpty();
+        assertThat(unprotectedTokenLines(config)).containsExactly(
                 "WARN environment variable KUBERNETES_SERVICE_PROTOCOL: http: the kubeconfig makes every pod's linkerd-cni send the "
                         + "service-account token to the API server unencrypted, readable by anyone on the path; use https",
                 "WARN environment variable SKIP_TLS_VERIFY: true: the kubeconfig makes every pod's linkerd-cni send the service-account token "
                         + "to whatever answers at the API server's address, without checking its certificate; give it the CA instead "
                         + "(kubeconfig.caFile)");
-        CapturedLog.clear();
-        ConfigLoader.load(Optional.empty(), Map.of(), Map.of());
-        assertThat(unprotectedTokenLines()).isEmpty();
+        assertThat(unprotectedTokenLines(ConfigLoader.load(Optional.empty(), Map.of(), Map.of()))).isEmpty();
     }
 
-    private static List<String> unprotectedTokenLines()
+    private static List<String> unprotectedTokenLines(AgentConfig config)
     {
-        return CapturedLog.lines().stream().filter(line -> line.contains("the kubeconfig makes every pod's linkerd-cni send")).toList();
+        return notices(config).stream().filter(line -> line.contains("the kubeconfig makes every pod's linkerd-cni send")).toList();
+    }
+
+    private static List<String> notices(AgentConfig config)
+    {
+        return config.log().notices().stream().map(notice -> notice.level() + " " + notice.message()).toList();
     }
 
     @Test
@@ -447,23 +451,20 @@ class ConfigLoaderTest
                     "environment variable KUBECONFIG_MODE: " + octal + " lets " + who + " write the kubeconfig, which holds a service-account token "
                             + "and names the API server every pod's plugin trusts; use a mode writable by its owner only, such as 0600 or 0644");
         }
-        CapturedLog.clear();
         AgentConfig config = ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "0644"), Map.of());
         assertThat(PosixFilePermissions.toString(config.kubeconfig().mode())).isEqualTo("rw-r--r--");
-        assertThat(configLines()).containsExactly("WARN environment variable KUBECONFIG_MODE: mode 0644 makes the kubeconfig, "
+        assertThat(configLines(config)).containsExactly("WARN environment variable KUBECONFIG_MODE: mode 0644 makes the kubeconfig, "
                 + "and the service-account token in it, readable by its group and others");
 
         Path file = yaml("kubeconfig:\n  mode: \"0640\"\n");
-        CapturedLog.clear();
-        ConfigLoader.load(Optional.of(file), Map.of(), Map.of());
-        assertThat(configLines()).containsExactly("WARN " + file + ": key 'kubeconfig.mode': mode 0640 makes the kubeconfig, "
-                + "and the service-account token in it, readable by its group");
+        assertThat(configLines(ConfigLoader.load(Optional.of(file), Map.of(), Map.of()))).containsExactly("WARN " + file + ": key 'kubeconfig.mode': "
+                + "mode 0640 makes the kubeconfig, and the service-account token in it, readable by its group");
 
-        CapturedLog.clear();
-        ConfigLoader.load(Optional.of(file), Map.of("KUBECONFIG_MODE", "0600"), Map.of());
-        ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "0604"), Map.of("--host-root", "/"));
-        assertThat(configLines()).as("only the mode that applies is judged").containsExactly("WARN environment variable KUBECONFIG_MODE: mode 0604 "
-                + "makes the kubeconfig, and the service-account token in it, readable by others");
+        assertThat(configLines(ConfigLoader.load(Optional.of(file), Map.of("KUBECONFIG_MODE", "0600"), Map.of()))).as("only the mode that applies is judged")
+                .isEmpty();
+        assertThat(configLines(ConfigLoader.load(Optional.empty(), Map.of("KUBECONFIG_MODE", "0604"), Map.of("--host-root", "/"))))
+                .containsExactly("WARN environment variable KUBECONFIG_MODE: mode 0604 makes the kubeconfig, and the service-account token in it, "
+                        + "readable by others");
 
         Path unquoted = yaml("kubeconfig:\n  mode: 0644\n");
         assertBad(() -> ConfigLoader.load(Optional.of(unquoted), Map.of(), Map.of()),
@@ -486,9 +487,9 @@ class ConfigLoaderTest
         assertBad(() -> new Engine(fromFile, registry), file + ": key 'adapter': no adapter named 'nosuch' is installed (installed: ");
     }
 
-    private static List<String> configLines()
+    private static List<String> configLines(AgentConfig config)
     {
-        return CapturedLog.lines().stream().filter(line -> line.contains("KUBECONFIG_MODE") || line.contains("kubeconfig.mode")).toList();
+        return notices(config).stream().filter(line -> line.contains("KUBECONFIG_MODE") || line.contains("kubeconfig.mode")).toList();
     }
 
     private Path yaml(String content)
