@@ -38,18 +38,17 @@ public final class ApiCallException
         return retryAfter;
     }
 
-    /** How long to wait before the next try: the server's Retry-After wins over the back-off's step, up to its cap. */
+    /** How long to wait before the next try: the server's Retry-After wins over a shorter step of the back-off, up to its cap. */
     public Duration wait(io.cnichain.agent.time.Backoff backoff, long nowNanos)
     {
-        Duration step = backoff.failed(nowNanos).orElseThrow();
-        Duration cap = backoff.policy().cap();
-        return retryAfter.map(asked -> asked.compareTo(cap) > 0 ? cap : asked).filter(asked -> asked.compareTo(step) > 0).orElse(step);
+        return backoff.failed(nowNanos, retryAfter.orElse(Duration.ZERO)).orElseThrow();
     }
 
     /** Whether trying again may help: the server was busy, failing or not reached, not refusing the request. */
     public boolean passing()
     {
-        return kind.equals("timeout") || kind.equals("connection") || kind.equals("child") || kind.equals("HTTP 429") || kind.startsWith("HTTP 5");
+        return kind.equals("timeout") || kind.equals("connection") || kind.equals("child") || kind.equals("conflict") || kind.equals("HTTP 429")
+                || kind.startsWith("HTTP 5");
     }
 
     /** @return the wait a {@code Retry-After} header asks for, in seconds or as a date; empty when it is neither */

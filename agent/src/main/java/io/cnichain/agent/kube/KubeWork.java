@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
@@ -30,6 +31,10 @@ public final class KubeWork
     /** When a task runs again. */
     public sealed interface Next
     {
+        /** After this wait, counted from the end of the run: a try that took long still waits its whole back-off. */
+        record In(Duration delay) implements Next {}
+
+        /** Kept by this class alone: when a task is due. */
         record At(long nanos) implements Next {}
 
         /** When {@link #wake()} says something changed (the agent's readiness). */
@@ -111,13 +116,18 @@ public final class KubeWork
             }
             for (Task task : due) {
                 Next next;
+                long started = clock.nanoTime();
                 try {
-                    next = task.run(clock.nanoTime());
+                    next = task.run(started);
                 }
                 catch (RuntimeException | Error e) {
-                    // A bug, or no thread or memory to be had for now: the others go on, and it is tried again after a pause.
+                    // A bug, or no thread or memory to be had for now: the others go on, and it is tried again after a
+                    // pause, spread so that a fleet hit by one bug does not come back in step.
                     log.error("An API task failed: {}", e.toString(), e);
-                    next = new Next.At(clock.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+                    next = new Next.In(Duration.ofMillis(30_000 + ThreadLocalRandom.current().nextLong(15_000)));
+                }
+                if (next instanceof Next.In in) {
+                    next = new Next.At(clock.nanoTime() + in.delay().toNanos());
                 }
                 synchronized (this) {
                     tasks.replace(task, next);

@@ -3,7 +3,6 @@ package io.cnichain.agent.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.agent.time.Backoff;
-import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.PodIdentity;
 import io.cnichain.core.json.CniJson;
 import org.slf4j.Logger;
@@ -58,18 +57,18 @@ public final class PluginToken
 
     private final Attempt<Issued> attempt;
     private final String subject;
-    private final Clock clock;
     private final Backoff backoff;
+    private final Backoff refusals = new Backoff(Backoff.Policy.refusedByApiServer(), new SplittableRandom());
+    private final SplittableRandom random = new SplittableRandom();
     private String lastError = "";
     private volatile String state = "not requested yet";
     private boolean saidUnbound;
 
     /** @param subject the account, for messages ({@code NAMESPACE/NAME}) */
-    public PluginToken(Attempt<Issued> attempt, String subject, Clock clock)
+    public PluginToken(Attempt<Issued> attempt, String subject)
     {
         this.attempt = requireNonNull(attempt, "attempt is null");
         this.subject = requireNonNull(subject, "subject is null");
-        this.clock = requireNonNull(clock, "clock is null");
         this.backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
     }
 
@@ -123,8 +122,10 @@ public final class PluginToken
     {
         try {
             Issued issued = attempt.run();
-            Duration renewIn = issued.renewIn();
+            // Up to an eighth sooner (at 70 to 80 % of its life): agents that got their tokens together do not renew together for ever.
+            Duration renewIn = issued.renewIn().minus(Duration.ofMillis((long) (random.nextDouble() * issued.renewIn().toMillis() / 8)));
             backoff.succeeded(now);
+            refusals.reset();
             if (!issued.boundToNode() && !saidUnbound) {
                 log.warn("The API server cannot bind a token to a Node (Kubernetes before 1.31, or the ServiceAccountTokenNodeBinding feature off): "
                         + "the plugin's token for service account {} is bound by its hour alone, and outlives this node's deletion until then", subject);
@@ -136,16 +137,16 @@ public final class PluginToken
             }
             lastError = "";
             state = "renewed in " + renewIn.toSeconds() + " s";
-            return new KubeWork.Next.At(clock.nanoTime() + renewIn.toNanos());
+            return new KubeWork.Next.In(renewIn);
         }
         catch (ApiCallException e) {
-            Duration wait = e.wait(backoff, now);
+            Duration wait = e.wait(e.passing() ? backoff : refusals, now);
             if (!e.kind().equals(lastError)) {
                 log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", e.getMessage());
                 lastError = e.kind();
             }
             state = "not had yet: " + e.getMessage() + " (again in " + wait.toMillis() / 1000.0 + " s)";
-            return new KubeWork.Next.At(now + wait.toNanos());
+            return new KubeWork.Next.In(wait);
         }
     }
 

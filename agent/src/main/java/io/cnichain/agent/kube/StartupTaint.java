@@ -31,8 +31,6 @@ public final class StartupTaint
     public static final String METRIC_NAME = "cnichain_node_taint_removed";
     public static final String METRIC_HELP = "Whether this node no longer has the start-up taint (1: removed by the agent, or found without it).";
     private static final Logger log = LoggerFactory.getLogger(StartupTaint.class);
-    /** A missing fence is a setup to fix, not a blip: looked at again slowly, so that a fleet does not ask every 30 s. */
-    private static final Backoff.Policy FENCE = new Backoff.Policy(Duration.ofSeconds(30), Duration.ofMinutes(10), 0.5, 0, Duration.ZERO);
     private static final String FENCE_LABEL = "cni-chain.io~1fence-check";
     private static final String KEPT = "kept until the agent is ready";
     /** The fence's own word for it (components/node-taint's policy): a label change denied by another policy is no proof. */
@@ -67,7 +65,8 @@ public final class StartupTaint
     private final String node;
     private final String key;
     private final Backoff backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
-    private final Backoff fenceBackoff = new Backoff(FENCE, new SplittableRandom());
+    /** A missing fence, or a refusal: a setup to fix. */
+    private final Backoff refusals = new Backoff(Backoff.Policy.refusedByApiServer(), new SplittableRandom());
     private volatile boolean ready;
     private volatile String state;
     private volatile boolean removed;
@@ -135,14 +134,14 @@ public final class StartupTaint
             Result result = attempt.run();
             switch (result.lifted()) {
                 case FENCE_MISSING -> {
-                    Duration wait = fenceBackoff.failed(now).orElseThrow();
+                    Duration wait = refusals.failed(now).orElseThrow();
                     String why = "not removed: the fence around this right is missing (a dry run of a label change on node " + node + " was not denied by it; "
                             + "install the ValidatingAdmissionPolicy cni-chain-node-taint and its binding, Kubernetes 1.30 or later)";
                     if (!why.equals(state)) {
                         log.error("Taint {} on node {}: {}", key, node, why);
                     }
                     state = why;
-                    return new KubeWork.Next.At(now + wait.toNanos());
+                    return new KubeWork.Next.In(wait);
                 }
                 case ABSENT -> {
                     log.info("Node {} has no taint {} (already removed, or registered without it); nothing to do", node, key);
@@ -157,13 +156,13 @@ public final class StartupTaint
         }
         catch (ApiCallException e) {
             failures++;
-            Duration wait = e.wait(backoff, now);
+            Duration wait = e.wait(e.passing() ? backoff : refusals, now);
             if (!e.kind().equals(lastError)) {
                 log.warn("Cannot remove taint {} from node {} yet, retrying with back-off: {}", key, node, e.getMessage());
                 lastError = e.kind();
             }
             state = "removing (" + failures + " failed attempt" + (failures == 1 ? "" : "s") + "; last: " + e.getMessage() + ")";
-            return new KubeWork.Next.At(now + wait.toNanos());
+            return new KubeWork.Next.In(wait);
         }
     }
 

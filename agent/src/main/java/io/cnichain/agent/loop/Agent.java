@@ -211,7 +211,7 @@ public final class Agent
         PodIdentity pod = config.run().pod().get();
         Attempt<PluginToken.Issued> attempt = attempt("plugin-token", PluginToken.Issued::parse,
                 () -> PluginToken.request(client(), pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
-        return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get(), Clock.SYSTEM));
+        return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get()));
     }
 
     private void onSignal(Signal signal)

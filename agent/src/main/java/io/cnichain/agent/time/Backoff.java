@@ -44,6 +44,15 @@ public final class Backoff
         {
             return new Policy(Duration.ofMillis(800), Duration.ofSeconds(30), 0.5, 0, Duration.ofMinutes(2));
         }
+
+        /**
+         * Calls the API server refuses (a missing right, fence or object): a setup to fix, not a blip, so asked again
+         * slowly: 30 s doubling to 10 minutes, jittered, so that a fleet does not ask every 30 s.
+         */
+        public static Policy refusedByApiServer()
+        {
+            return new Policy(Duration.ofSeconds(30), Duration.ofMinutes(10), 0.5, 0, Duration.ZERO);
+        }
     }
 
     public Backoff(Policy policy, RandomGenerator random)
@@ -60,6 +69,17 @@ public final class Backoff
     /** @return how long to wait before the next try; empty once the policy gives up, until a reset */
     public Optional<Duration> failed(long nowNanos)
     {
+        return failed(nowNanos, Duration.ZERO);
+    }
+
+    /**
+     * @param atLeast what the other side asked for ({@code Retry-After}): waited instead of a shorter step, up to the
+     *                cap, and jittered as a step is, so that agents told the same wait at the same moment do not all
+     *                come back in the same instant
+     * @return how long to wait before the next try; empty once the policy gives up, until a reset
+     */
+    public Optional<Duration> failed(long nowNanos, Duration atLeast)
+    {
         if (succeeding && nowNanos - successSince >= policy.resetAfter().toNanos()) {
             failures = 0;
         }
@@ -73,6 +93,7 @@ public final class Backoff
             wait = Math.min(wait * 2, policy.cap().toNanos());
         }
         failures++;
+        wait = Math.max(wait, Math.min(atLeast.toNanos(), policy.cap().toNanos()));
         if (policy.jitter() > 0) {
             wait += (long) (random.nextDouble() * policy.jitter() * wait);
         }

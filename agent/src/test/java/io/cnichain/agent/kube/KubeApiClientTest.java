@@ -21,8 +21,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -240,15 +242,25 @@ class KubeApiClientTest
         assertThat(proxied).hasValue(0);
     }
 
-    /** A server asking for more than the back-off's cap waits the cap: a Retry-After of an hour must not stall a fleet's agents. */
+    /**
+     * A server asking for more than the back-off's cap is waited the cap: a Retry-After of an hour must not stall a
+     * fleet's agents. What it asks is stretched by the jitter as a step is: 2 000 agents told "503, Retry-After: 10" at
+     * the moment an API server comes back must not all come back in the same instant.
+     */
     @Test
-    void aRetryAfterLongerThanTheBackOffsCapIsWaitedUpToTheCap()
+    void aRetryAfterIsWaitedUpToTheBackOffsCapAndSpreadAcrossAFleet()
     {
         Backoff.Policy policy = Backoff.Policy.apiServer();
-        Backoff backoff = new Backoff(policy, new SplittableRandom(1));
-        assertThat(new ApiCallException("HTTP 429", "busy", Optional.of(Duration.ofHours(1))).wait(backoff, 0)).isEqualTo(policy.cap());
-        Duration asked = policy.cap().minusSeconds(1);
-        assertThat(new ApiCallException("HTTP 429", "busy", Optional.of(asked)).wait(backoff, 0)).isEqualTo(asked);
+        for (Duration asked : List.of(Duration.ofSeconds(10), policy.cap().minusSeconds(1), Duration.ofHours(1))) {
+            Duration least = asked.compareTo(policy.cap()) > 0 ? policy.cap() : asked;
+            Set<Duration> waits = new HashSet<>();
+            for (int agent = 0; agent < 2000; agent++) {
+                Duration wait = new ApiCallException("HTTP 503", "busy", Optional.of(asked)).wait(new Backoff(policy, new SplittableRandom(agent)), 0);
+                assertThat(wait).as("asked %s", asked).isBetween(least, least.plus(least.dividedBy(2)));
+                waits.add(wait);
+            }
+            assertThat(waits).as("distinct waits of 2 000 agents asked %s", asked).hasSizeGreaterThan(1000);
+        }
     }
 
     @FunctionalInterface

@@ -139,6 +139,35 @@ class StartupTaintTest
         assertThat(server.node().at("/spec/taints")).isEqualTo(json("[" + OURS + "]"));
     }
 
+    /** A missing right is a setup to fix, as a missing fence is: asked again slowly, not at the busy server's pace. */
+    @Test
+    void aRefusalIsAskedAgainSlowly()
+            throws Exception
+    {
+        StartupTaint taint = taint(OURS);
+        server.forbidAll("system:serviceaccount:cni-chain:cni-chain");
+        taint.onReadiness(true);
+        work.add(taint);
+        long next = work.awaitRuns(1, WAIT);
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).isBetween(Duration.ofSeconds(30), Duration.ofSeconds(45));
+        assertThat(taint.describe()).contains("HTTP 403");
+    }
+
+    /** A try that ran into its deadline (a child given 40 s) has taken that long: its back-off comes after it, whole. */
+    @Test
+    void aTryThatTimedOutStillWaitsItsBackOff()
+            throws Exception
+    {
+        StartupTaint taint = new StartupTaint(() -> {
+            clock.advance(Duration.ofSeconds(40));
+            throw new ApiCallException("timeout", "lift-taint: the child did not end within 40 s; killed");
+        }, "node-1", KEY);
+        taint.onReadiness(true);
+        work.add(taint);
+        long next = work.awaitRuns(1, WAIT);
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).isBetween(Duration.ofMillis(800), Duration.ofMillis(1200));
+    }
+
     @Test
     void errorsBackOffAsTheApiServersClientsDoAndRetryAfterIsHonoured()
             throws Exception
@@ -156,8 +185,8 @@ class StartupTaintTest
         assertThat(Duration.ofNanos(next - clock.nanoTime())).as("doubled").isBetween(Duration.ofMillis(1600), Duration.ofMillis(2400));
         clock.advance(Duration.ofMillis(2400));
         next = work.awaitRuns(3, WAIT);
-        assertThat(Duration.ofNanos(next - clock.nanoTime())).as("the server's Retry-After").isEqualTo(Duration.ofSeconds(7));
-        clock.advance(Duration.ofSeconds(7));
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).as("the server's Retry-After, jittered").isBetween(Duration.ofSeconds(7), Duration.ofMillis(10_500));
+        clock.advance(Duration.ofMillis(10_500));
         work.awaitRuns(4, WAIT);
 
         assertThat(server.requests()).extracting(Request::method).as("each try checks the fence first")
