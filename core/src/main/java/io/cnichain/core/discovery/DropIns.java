@@ -287,7 +287,7 @@ public final class DropIns
         catch (CniJson.InvalidJsonException e) {
             throw new CniConfigParser.InvalidConfigException(e.getMessage());
         }
-        return LibcniRules.pluginType(document, "plugin", false);
+        return LibcniRules.pluginType(document, "plugin", false, LibcniGeneration.V1_3);
     }
 
     /** libcni's {@code readBool}: a JSON boolean or the text "true"/"false" in any case; anything else already failed the list. */

@@ -51,7 +51,7 @@ final class LibcniRules
             throw invalid("is " + a(document) + " in JSON, not an object");
         }
         checkNumbers(root);
-        return format == Format.LIST ? list(root, generation) : single(root);
+        return format == Format.LIST ? list(root, generation) : single(root, generation);
     }
 
     private static Checked list(JObject root, LibcniGeneration generation)
@@ -83,6 +83,10 @@ final class LibcniRules
             Optional<JsonValue> versions = root.get("cniVersions");
             if (versions.isPresent()) {
                 checkVersions(versions.get());
+                // Then libcni sorts cniVersion among them, so it must parse as a version too.
+                if (cniVersion.isPresent() && !isVersion(cniVersion.get())) {
+                    throw invalid("'cniVersion' is " + Printable.quoted(cniVersion.get()) + ", which is not a version (libcni reads it with 'cniVersions')");
+                }
             }
             for (String key : List.of("disableCheck", "disableGC", "loadOnlyInlinedPlugins")) {
                 Optional<JsonValue> value = root.get(key);
@@ -106,7 +110,7 @@ final class LibcniRules
         List<String> types = new ArrayList<>();
         for (int i = 0; i < array.elements().size(); i++) {
             JsonValue plugin = array.elements().get(i);
-            String type = pluginType(plugin, "plugin #" + (i + 1), true);
+            String type = pluginType(plugin, "plugin #" + (i + 1), true, generation);
             checked.add(new Plugin(plugin, type));
             types.add(type);
         }
@@ -114,13 +118,13 @@ final class LibcniRules
         return new Checked(summary, checked, Optional.of(array));
     }
 
-    private static Checked single(JObject root)
+    private static Checked single(JObject root, LibcniGeneration generation)
     {
         // containerd reads the file into the struct as written, then up-converts it to a list, whose plugin is
         // decoded again from re-encoded JSON (keys sorted): both must hold, and the runtime runs the second.
-        Map<String, JsonValue> asWritten = decodeStruct(root, PLUGIN_FIELDS, "the configuration", false);
+        Map<String, JsonValue> asWritten = decodeStruct(root, pluginFields(generation), "the configuration", false);
         requireType(asWritten, "the configuration");
-        String type = pluginType(root, "the configuration", true);
+        String type = pluginType(root, "the configuration", true, generation);
         String name = asWritten.get("name") instanceof JString s ? s.value() : "";
         Optional<String> cniVersion = asWritten.get("cniVersion") instanceof JString s ? Optional.of(s.value()) : Optional.empty();
         return new Checked(new CniConfig(Format.SINGLE, name, cniVersion, List.of(type)), List.of(new Plugin(root, type)), Optional.empty());
@@ -131,7 +135,7 @@ final class LibcniRules
      *
      * @param sortedKeys whether the plugin was re-encoded from a Go map first (keys in byte order)
      */
-    static String pluginType(JsonValue plugin, String what, boolean sortedKeys)
+    static String pluginType(JsonValue plugin, String what, boolean sortedKeys, LibcniGeneration generation)
     {
         if (plugin instanceof JNull) {
             throw invalid(what + " is null, so it has no 'type'");
@@ -139,7 +143,7 @@ final class LibcniRules
         if (!(plugin instanceof JObject object)) {
             throw invalid(what + " is " + a(plugin) + ", not an object");
         }
-        return requireType(decodeStruct(object, PLUGIN_FIELDS, what, sortedKeys), what);
+        return requireType(decodeStruct(object, pluginFields(generation), what, sortedKeys), what);
     }
 
     private static String requireType(Map<String, JsonValue> fields, String what)
@@ -150,14 +154,14 @@ final class LibcniRules
         return type.value();
     }
 
-    /** Go's struct decoding: each key goes to the field it matches without regard to case; the last one wins. */
+    /** Go's struct decoding: each key goes to the field it matches by Unicode's simple case folding; the last one wins. */
     private static Map<String, JsonValue> decodeStruct(JObject object, Map<String, Check> fields, String what, boolean sortedKeys)
     {
         List<Member> members = sortedKeys ? asGoMap(object) : object.members();
         Map<String, JsonValue> decoded = new LinkedHashMap<>();
         for (Member member : members) {
             for (Map.Entry<String, Check> field : fields.entrySet()) {
-                if (field.getKey().equalsIgnoreCase(member.key())) {
+                if (foldsTo(member.key(), field.getKey())) {
                     field.getValue().check(member.value(), what + ": " + Printable.quoted(member.key()));
                     // Go: null into a string or struct field has no effect, so an earlier key's value stays.
                     if (!(member.value() instanceof JNull)) {
@@ -167,6 +171,32 @@ final class LibcniRules
             }
         }
         return decoded;
+    }
+
+    /**
+     * Whether Go's decoder takes {@code key} for the field named {@code field} (ASCII): each letter in either case, and
+     * also U+212A (Kelvin sign) for k and U+017F (long s) for s, which fold with them; ı and İ fold only to themselves,
+     * unlike Java's {@code equalsIgnoreCase}, which takes them for i (Go: {@code encoding/json} {@code foldName},
+     * {@code unicode.SimpleFold}).
+     */
+    static boolean foldsTo(String key, String field)
+    {
+        int[] points = key.codePoints().toArray();
+        if (points.length != field.length()) {
+            return false;
+        }
+        for (int i = 0; i < points.length; i++) {
+            char wanted = field.charAt(i);
+            char lower = Character.toLowerCase(wanted);
+            int point = points[i];
+            boolean letter = lower >= 'a' && lower <= 'z';
+            boolean folds = point == wanted || letter && (point == lower || point == Character.toUpperCase(lower))
+                    || lower == 'k' && point == 0x212A || lower == 's' && point == 0x017F;
+            if (!folds) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static final Comparator<Member> BY_KEY_BYTES =
@@ -357,6 +387,12 @@ final class LibcniRules
         }
     }
 
+    /** libcni 1.1's types.NetConf: no GC yet, so no valid attachments; a key of that name is any other key. */
+    private static Map<String, Check> pluginFields(LibcniGeneration generation)
+    {
+        return generation == LibcniGeneration.V1_1 ? PLUGIN_FIELDS_1_1 : PLUGIN_FIELDS;
+    }
+
     /** libcni's types.PluginConf, with its IPAM, DNS and GCAttachment structs. */
     private static final Map<String, Check> PLUGIN_FIELDS = Map.of(
             "cniVersion", Check.string(),
@@ -368,4 +404,7 @@ final class LibcniRules
                     "options", Check.stringArray())),
             "prevResult", Check.object(),
             "cni.dev/valid-attachments", Check.structArray(Map.of("containerID", Check.string(), "ifname", Check.string())));
+
+    private static final Map<String, Check> PLUGIN_FIELDS_1_1 = PLUGIN_FIELDS.entrySet().stream().filter(field -> !field.getKey().equals("cni.dev/valid-attachments"))
+            .collect(java.util.stream.Collectors.toUnmodifiableMap(Map.Entry::getKey, Map.Entry::getValue));
 }

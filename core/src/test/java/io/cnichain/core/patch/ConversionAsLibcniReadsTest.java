@@ -40,6 +40,15 @@ class ConversionAsLibcniReadsTest
         assertThat(after.summary().pluginTypes()).containsExactly("bridge", "linkerd-cni");
     }
 
+    /** ı folds only to itself in Go: "cnıVersion" is no field, and the list keeps the version the runtime read. */
+    @Test
+    void aKeyGoDoesNotFoldToAFieldIsNotThatField()
+    {
+        String text = "{\"cniVersion\":\"0.3.1\",\"cn\u0131Version\":\"1.0.0\",\"name\":\"a\",\"type\":\"bridge\"}";
+        assertThat(CniConfigParser.parse("10-bridge.conf", text.getBytes(StandardCharsets.UTF_8)).summary().cniVersion()).contains("0.3.1");
+        assertThat(CniConfigParser.parse("10-bridge.conflist", converted(text)).summary().cniVersion()).contains("0.3.1");
+    }
+
     private static byte[] converted(String single)
     {
         PatchPlan plan = ConfigFilePatcher.planInstall("10-bridge.conf", "10-bridge.conf", single.getBytes(StandardCharsets.UTF_8), ENTRY);
