@@ -116,9 +116,9 @@ final class EchoFilter
         }
         else if (!Files.exists(host.toContainer(path), LinkOption.NOFOLLOW_LINKS)) {
             if (files.deleted(path)) {
-                // No undoing of our write; but the list it became has another name, which may sort after another file.
-                log.info("Detected event: {} {}; deleted by our conversion, looking at what the runtime loads now", kind, path);
-                return true;
+                // No undoing of our write: the conversion never hands the runtime another file (ConfigFileUpdater).
+                log.info("Ignoring event: {} {}; deleted by our conversion", kind, path);
+                return false;
             }
             log.info("Detected event: {} {}; the file is gone", kind, path);
             // A file we wrote deleted undoes our write too (our drop-in, deleted as soon as it appears).

@@ -59,23 +59,26 @@ class LoopInvariantTest
     }
 
     /**
-     * A conversion renames: 10-x.conf becomes 10-x.conflist, which sorts after 10-x.conf.conflist, a list of another
-     * network. The runtime then loads that one, so the conversion's own deletion of 10-x.conf still wakes a pass.
+     * A conversion renames: 10-x.conf would become 10-x.conflist, which sorts after 10-x.conf.conflist, a list of another
+     * network that the runtime would then load. The agent leaves both alone and is not ready, saying why.
      */
     @Test
-    void aConversionThatHandsTheRuntimeAnotherFileIsFollowedByItsPatch(TestNode node)
+    void aConversionThatWouldHandTheRuntimeAnotherFileIsRefusedAndSaidInReadiness(TestNode node)
             throws Exception
     {
         Path first = node.write("05-a.conflist", TestNode.CALICO);
         node.write("10-x.conf", "{\"cniVersion\":\"0.3.1\",\"name\":\"x\",\"type\":\"bridge\"}");
         Path other = node.write("10-x.conf.conflist", "{\"cniVersion\":\"0.3.1\",\"name\":\"y\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        String before = node.read("10-x.conf.conflist");
         try (RunningLoop loop = RunningLoop.start(node)) {
             loop.awaitPatched(first);
             loop.awaitReady();
             Files.delete(first);
-            loop.awaitPatched(node.conf("10-x.conflist"));
-            loop.awaitPatched(other);
-            loop.awaitReady();
+            loop.await(() -> loop.status.notReady().stream().anyMatch(reason -> reason.contains("would hand the runtime /etc/cni/net.d/10-x.conf.conflist")),
+                    () -> "not ready for the refused conversion: " + loop.status.notReady());
+            assertThat(node.conf("10-x.conflist")).doesNotExist();
+            assertThat(node.read("10-x.conf.conflist")).isEqualTo(before);
+            assertThat(other).exists();
         }
     }
 

@@ -19,13 +19,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.LinkOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import static java.util.Objects.requireNonNull;
 
@@ -172,6 +176,13 @@ final class ConfigFileUpdater
             }
             PatchPlan.Replace replace = (PatchPlan.Replace) plan;
             Path replacement = target.resolveSibling(replace.newName());
+            Optional<String> between = installing ? sortsBetween(target, replacement) : Optional.empty();
+            if (between.isPresent()) {
+                // The list's name sorts later than the .conf's: the runtime would load that file instead, another network.
+                return new FileOutcome(path, FileOutcome.Result.FAILED, "converting " + target + " to " + replacement.getFileName() + " would hand the "
+                        + "runtime " + target.resolveSibling(between.get()) + ", which sorts between them, so neither file is touched (rename or remove it)",
+                        List.of());
+            }
             if (installing) {
                 log.info("Renaming {} extension to .conflist", target);
             }
@@ -244,6 +255,22 @@ final class ConfigFileUpdater
         }
         catch (CniChainException | CniConfigParser.InvalidConfigException e) {
             return Optional.empty();
+        }
+    }
+
+    /** @return the first name the runtime may load that sorts after {@code from} and before {@code to}, in their directory, by bytes as libcni sorts */
+    private Optional<String> sortsBetween(Path from, Path to)
+            throws IOException
+    {
+        byte[] low = from.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+        byte[] high = to.getFileName().toString().getBytes(StandardCharsets.UTF_8);
+        try (Stream<Path> entries = Files.list(host.toContainer(from).getParent())) {
+            return entries.filter(entry -> !Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS))
+                    .map(entry -> entry.getFileName().toString())
+                    .filter(ConfigNames::isRuntimeLoadable)
+                    .filter(name -> Arrays.compareUnsigned(name.getBytes(StandardCharsets.UTF_8), low) > 0
+                            && Arrays.compareUnsigned(name.getBytes(StandardCharsets.UTF_8), high) < 0)
+                    .min(Comparator.comparing(name -> name.getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
         }
     }
 

@@ -35,7 +35,6 @@ import static java.util.Objects.requireNonNull;
 public final class Engine
 {
     private static final Logger log = LoggerFactory.getLogger(Engine.class);
-    private static final int MAX_ROUNDS = 8;
 
     private final AgentConfig config;
     private final AdapterRegistry registry;
@@ -187,25 +186,13 @@ public final class Engine
             log.info("Using CNI config template from {}.", config.plugin().source());
             log.info("CNI config: {}", CniJson.compact(installer.entry()));
         }
-        InstallReport last = pass(snapshot, selection);
-        InstallReport report = last;
-        // A conversion renames the file it patched, and another may now sort first: look again, as the agent's next
-        // pass would. Each round that converts has removed a single-plugin file, so the rounds end.
-        for (int round = 1; round < MAX_ROUNDS && last.outcomes().stream().anyMatch(o -> o.result() == FileOutcome.Result.CONVERTED); round++) {
-            NodeSnapshot again = snapshot();
-            last = pass(again, select(again));
-            report = report.then(last);
-        }
+        InstallReport report = installer.install(snapshot, selection, Prerequisites.ALL,
+                target -> installer.patch(target, selection, snapshot, Optional.empty()));
         report.failures().forEach(failure -> log.error("{}", failure));
         if (report.nothingToDo()) {
             log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());
         }
         return report;
-    }
-
-    private InstallReport pass(NodeSnapshot snapshot, Selection selection)
-    {
-        return installer.install(snapshot, selection, Prerequisites.ALL, target -> installer.patch(target, selection, snapshot, Optional.empty()));
     }
 
     /**

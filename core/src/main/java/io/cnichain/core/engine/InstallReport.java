@@ -33,18 +33,6 @@ public record InstallReport(Selection selection, List<FileOutcome> outcomes, Lis
         waiting = List.copyOf(waiting);
     }
 
-    /** @return this pass followed by {@code next}: what both wrote, and how {@code next} ended */
-    public InstallReport then(InstallReport next)
-    {
-        return new InstallReport(next.selection, concat(outcomes, next.outcomes), concat(binaries, next.binaries), kubeconfig || next.kubeconfig,
-                next.failures, next.owed, next.waiting);
-    }
-
-    private static <T> List<T> concat(List<T> first, List<T> second)
-    {
-        return java.util.stream.Stream.concat(first.stream(), second.stream()).toList();
-    }
-
     /** @return the failures, and what the pass waits for, in one line, if any */
     public Optional<String> failure()
     {
