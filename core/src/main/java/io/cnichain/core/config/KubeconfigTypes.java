@@ -53,7 +53,7 @@ final class KubeconfigTypes
     }
 
     /**
-     * An octal file mode such as {@code 0600}. Write access for others is refused: anyone on the node could point
+     * An octal file mode such as {@code 0600}. Write access for the group or others is refused: anyone on the node could point
      * the plugin at another API server. Read access for the group or others is allowed, with a warning (see
      * {@link #readers}).
      */

@@ -56,11 +56,13 @@ public final class Settings
     public static final Setting<Boolean> KUBECONFIG_ENABLED = Setting.of("kubeconfig.enabled", new SettingType.Bool(), true,
             "write a kubeconfig for the plugin");
     public static final Setting<String> KUBECONFIG_FILE_NAME = Setting.of("kubeconfig.fileName", new KubeconfigTypes.FileName(),
-            ConfigLoader.DEFAULT_KUBECONFIG_NAME, "its name in `confDir`; never `.conf`, `.conflist` or `.json`, which the runtime would load")
+            ConfigLoader.DEFAULT_KUBECONFIG_NAME, "its name in `confDir`; never ending in `.conf`, `.conflist` or `.json`, which the runtime "
+                    + "would load, nor in `.conf-current`, `.conflist-current` or `.json-current`, which an adapter would take for a "
+                    + "configuration (exit 2)")
             .env("KUBECONFIG_FILE_NAME");
     public static final Setting<Set<PosixFilePermission>> KUBECONFIG_MODE = Setting.of("kubeconfig.mode", new KubeconfigTypes.Mode(),
-            PosixFilePermissions.fromString("rw-------"), "its mode; write access for others is refused, read access for group or others "
-                    + "is logged as a warning").env("KUBECONFIG_MODE");
+            PosixFilePermissions.fromString("rw-------"), "its mode; write access for its group or others is refused (exit 2), read "
+                    + "access for its group or others is logged as a warning").env("KUBECONFIG_MODE");
     public static final Setting<String> KUBECONFIG_SERVICE_ACCOUNT = Setting.withoutDefault("kubeconfig.serviceAccount",
             new NodeTaintTypes.ObjectName("a service account name"), "none: the agent's own token",
             "a service account in the agent's namespace whose token the kubeconfig holds instead of the agent's: the agent requests it "
