@@ -155,7 +155,7 @@ public final class Settings
         StringBuilder table = new StringBuilder("| YAML key | flag | environment | default | meaning |\n|---|---|---|---|---|\n");
         for (Setting<?> setting : ALL) {
             String flag = setting.flag().map(f -> code((f.scope() == Setting.FlagScope.RUN ? "run " : "") + f.name())).orElse("");
-            List<String> cells = List.of(codes(setting.documentedKeys()), flag, codes(setting.environment()), setting.defaultDoc(), setting.doc());
+            List<String> cells = List.of(codes(setting.documentedKeys()), flag, codes(setting.environment()), setting.defaultDoc(), setting.doc() + range(setting.type()));
             table.append('|');
             for (String cell : cells) {
                 table.append(cell.isEmpty() ? " " : " " + cell.replace("|", "\\|") + " ").append('|');
@@ -163,6 +163,18 @@ public final class Settings
             table.append('\n');
         }
         return table.toString();
+    }
+
+    /** The bounds a number's type enforces (a value outside them is an error, exit 2), for the meaning cell. */
+    private static String range(SettingType<?> type)
+    {
+        if (type instanceof SettingType.WholeNumber number) {
+            return "; from " + number.min() + " to " + number.max();
+        }
+        if (type instanceof SettingType.Seconds seconds) {
+            return "; in seconds, from " + seconds.min() + " to " + seconds.max();
+        }
+        return "";
     }
 
     private static String codes(List<String> names)
