@@ -100,7 +100,7 @@ public final class Settings
             "what `run` does with what it installed when it stops: `auto` keeps it while the agent's DaemonSet exists and still places a pod "
                     + "on this node (a rolling update, a restart, a node shutdown) and removes it otherwise, asking the API server; outside a "
                     + "cluster (no `POD_NAME`, `POD_NAMESPACE`, `NODE_NAME` or `KUBERNETES_SERVICE_HOST`) it removes it; `always` removes it; "
-                    + "`never` keeps it (`true`/`false` still mean `always`/`never`)").negatingRunFlag("--no-cleanup");
+                    + "`never` keeps it; `true` and `false` mean `always` and `never`").negatingRunFlag("--no-cleanup");
     public static final Setting<Duration> SHUTDOWN_TIMEOUT = Setting.of("shutdownTimeoutSeconds", new SettingType.Seconds(1, 3600),
             ConfigLoader.DEFAULT_SHUTDOWN_TIMEOUT, "bound on cleanup at shutdown").runFlag("--shutdown-timeout", "SECONDS");
     public static final Setting<Duration> PERIODIC_CHECK = Setting.of("periodicCheckSeconds", new SettingType.Seconds(0, 86400),
