@@ -48,9 +48,11 @@ optional_modules=(
     java.xml        # Jackson's DOM (de)serializers, looked up by class name only
     java.compiler   # pf4j's annotation processor, a compile-time tool
 )
-# Modules the agent needs that jdeps cannot see (reflection, service loading): the elliptic-curve provider. The
-# agent's calls to the API server (java.net.http) talk TLS to it, whose certificates and key exchange
-# use elliptic curves (Go's TLS offers only X25519 and the NIST curves); without the provider every handshake fails.
+# Modules to link that jdeps cannot see (reflection, service loading). The agent's calls to the API server
+# (java.net.http) talk TLS with elliptic curves (Go's TLS offers only X25519 and the NIST curves); on Java 25 the
+# elliptic-curve provider is in java.base (java --describe-module java.base: contains sun.security.ec), and
+# jdk.crypto.ec is an empty module (java --describe-module jdk.crypto.ec: requires java.base mandated), so linking
+# it adds nothing.
 extra_modules=(jdk.crypto.ec)
 
 banner() {
