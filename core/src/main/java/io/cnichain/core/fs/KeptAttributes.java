@@ -23,8 +23,8 @@ final class KeptAttributes
 
     /**
      * What the permission set does not hold, kept from the file replaced: the set-user-id, set-group-id and sticky bits
-     * (read by number in the held directory when the kernel's calls hold it, else by path; set by path: Java has no other
-     * way), then the extended attributes (the POSIX ACL, {@code security.*},
+     * (read by number in the held directory when the kernel's calls hold it, else by path; set in it, never through a
+     * link), then the extended attributes (the POSIX ACL, {@code security.*},
      * {@code trusted.*}, {@code user.*}), in the held directory. What cannot be kept, a hard link among it, is said.
      */
     static void carryOver(WriteDirectory directory, String name, String tempName, Path target, Path temp, Path reportedPath,
@@ -33,7 +33,9 @@ final class KeptAttributes
     {
         int mode = replaced.isPresent() ? replaced.get().mode() : (Integer) Files.getAttribute(target, "unix:mode", LinkOption.NOFOLLOW_LINKS);
         if ((mode & 07000) != 0) {
-            Files.setAttribute(temp, "unix:mode", mode & 07777);
+            // Never through a link: the temp's name is in a directory others write, and one swapped in for a link
+            // would have the set-id bits land on the file it leads to.
+            directory.setMode(tempName, mode & 07777);
         }
         FileSystemCalls.CopiedAttributes copied = directory.copyExtendedAttributes(name, tempName);
         if (!copied.notKept().isEmpty()) {

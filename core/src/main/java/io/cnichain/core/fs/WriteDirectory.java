@@ -136,6 +136,23 @@ abstract class WriteDirectory
     abstract PosixFileAttributeView view(String name)
             throws IOException;
 
+    /** Sets an entry's mode, the set-id and sticky bits included, never through a link ({@link FileSystemCalls.Directory#setMode}). */
+    abstract void setMode(String name, int mode)
+            throws IOException;
+
+    /**
+     * Java's file API sets the set-id bits by path only, and follows a link even when told not to: a link is refused
+     * just before, which leaves a moment the kernel's calls do not.
+     */
+    static void setModeByPath(Path file, int mode)
+            throws IOException
+    {
+        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw new FileSystemCalls.NotRegularFile(file, Files.isSymbolicLink(file) ? "a symbolic link" : "not a regular file");
+        }
+        Files.setAttribute(file, "unix:mode", mode, LinkOption.NOFOLLOW_LINKS);
+    }
+
     /**
      * What a write needs to know of the entry it replaces.
      *

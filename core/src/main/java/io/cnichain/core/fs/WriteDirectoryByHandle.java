@@ -144,6 +144,18 @@ final class WriteDirectoryByHandle
     }
 
     @Override
+    void setMode(String name, int mode)
+            throws IOException
+    {
+        if (held.isPresent()) {
+            held.get().setMode(name, mode);
+        }
+        else {
+            setModeByPath(directory.resolve(name), mode);
+        }
+    }
+
+    @Override
     PosixFileAttributeView view(String name)
             throws IOException
     {

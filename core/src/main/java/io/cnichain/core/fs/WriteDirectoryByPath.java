@@ -54,6 +54,13 @@ final class WriteDirectoryByPath
     }
 
     @Override
+    void setMode(String name, int mode)
+            throws IOException
+    {
+        setModeByPath(directory.resolve(name), mode);
+    }
+
+    @Override
     PosixFileAttributeView view(String name)
     {
         return Files.getFileAttributeView(directory.resolve(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);

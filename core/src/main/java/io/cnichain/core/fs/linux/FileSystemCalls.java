@@ -198,6 +198,16 @@ public interface FileSystemCalls
                 throws IOException;
 
         /**
+         * Sets a regular file's mode, the set-id and sticky bits included, by a descriptor opened without following a
+         * link and without blocking: an entry of this directory that others write may have been swapped for a link or a
+         * FIFO since it was created.
+         *
+         * @throws NotRegularFile when the entry is not a regular file (a link included)
+         */
+        void setMode(String name, int mode)
+                throws IOException;
+
+        /**
          * {@code unlinkat}: removes an entry that is not a directory.
          *
          * @return whether it was there

@@ -3,8 +3,8 @@ package io.cnichain.core.fs.linux;
 /** The open flags and the system call numbers, which differ between architectures. */
 enum Architecture
 {
-    X86_64(0200000, 0400000, 257, 332, 0, 1, 74, 3, 316, 263, 217, 196, 193, 190),
-    AARCH64(040000, 0100000, 56, 291, 63, 64, 82, 57, 276, 35, 61, 13, 10, 7);
+    X86_64(0200000, 0400000, 257, 332, 0, 1, 74, 3, 316, 263, 217, 196, 193, 190, 91),
+    AARCH64(040000, 0100000, 56, 291, 63, 64, 82, 57, 276, 35, 61, 13, 10, 7, 52);
 
     final int oDirectory;
     final int oNoFollow;
@@ -20,9 +20,10 @@ enum Architecture
     final long flistxattr;
     final long fgetxattr;
     final long fsetxattr;
+    final long fchmod;
 
     Architecture(int oDirectory, int oNoFollow, long openat, long statx, long read, long write, long fsync, long close, long renameat2,
-            long unlinkat, long getdents64, long flistxattr, long fgetxattr, long fsetxattr)
+            long unlinkat, long getdents64, long flistxattr, long fgetxattr, long fsetxattr, long fchmod)
     {
         this.oDirectory = oDirectory;
         this.oNoFollow = oNoFollow;
@@ -38,6 +39,7 @@ enum Architecture
         this.flistxattr = flistxattr;
         this.fgetxattr = fgetxattr;
         this.fsetxattr = fsetxattr;
+        this.fchmod = fchmod;
     }
 
     static Architecture current()

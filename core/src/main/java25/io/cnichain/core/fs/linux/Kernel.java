@@ -190,6 +190,37 @@ final class Kernel
         }
     }
 
+    /**
+     * Sets a regular file's mode, set-id bits included ({@link FileSystemCalls.Directory#setMode}): opened without
+     * following a link and without blocking, checked on the descriptor, changed by it.
+     *
+     * @param file the file, for errors
+     */
+    void setMode(Arena arena, MemorySegment state, int dirFd, MemorySegment name, Path file, int mode)
+            throws Throwable
+    {
+        int fd = openat(state, dirFd, name, O_RDONLY | arch.oNoFollow | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) {
+            int error = errno(state);
+            throw error == ELOOP ? new FileSystemCalls.NotRegularFile(file, "a symbolic link") : failure("open", file, error);
+        }
+        try {
+            MemorySegment stat = statOf(arena, state, fd, Statx.TYPE_MODE);
+            if (stat == null) {
+                throw failure("statx", file, errno(state));
+            }
+            if (!FileSystemCalls.isRegularFile(Statx.mode(stat))) {
+                throw new FileSystemCalls.NotRegularFile(file, FileSystemCalls.kindOf(Statx.mode(stat)));
+            }
+            if (sys(state, arch.fchmod, fd, mode, 0, 0, 0) != 0) {
+                throw failure("fchmod", file, errno(state));
+            }
+        }
+        finally {
+            int ignored = close(state, fd);
+        }
+    }
+
     /** @return 0, or -1 with errno set */
     int unlinkat(MemorySegment state, int dirFd, MemorySegment name)
             throws Throwable

@@ -99,6 +99,16 @@ final class NativeDirectory
     }
 
     @Override
+    public void setMode(String name, int mode)
+            throws IOException
+    {
+        call((arena, state) -> {
+            kernel.setMode(arena, state, fd, arena.allocateFrom(name), path.resolve(name), mode);
+            return null;
+        });
+    }
+
+    @Override
     public boolean delete(String name)
             throws IOException
     {
