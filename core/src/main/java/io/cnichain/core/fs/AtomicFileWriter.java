@@ -128,14 +128,17 @@ public final class AtomicFileWriter
                     directory.view(tempName).setPermissions(permissions);
                 }
                 Optional<FileSystemCalls.Status> replaced = existing.flatMap(WriteDirectory.Replaced::status);
-                boolean ownerKept = mode.owner().isEmpty() && mode.group().isEmpty() && replaced.isPresent()
-                        && KeptAttributes.sameOwner(replaced.get(), created);
+                // A file wholly ours (exactly) keeps the agent's owner, whoever owned the one it replaces: that owner
+                // could otherwise write a binary root runs, or read the token.
+                boolean inherits = existing.isPresent() && !mode.exact();
+                boolean ownerKept = mode.owner().isEmpty() && mode.group().isEmpty()
+                        && (!inherits || replaced.isPresent() && KeptAttributes.sameOwner(replaced.get(), created));
                 if (!ownerKept) {
                     // By name, as Java's file API has them: the replaced file's, unless the mode names its own.
-                    Optional<PosixFileAttributes> named = existing.isPresent() && (mode.owner().isEmpty() || mode.group().isEmpty())
+                    Optional<PosixFileAttributes> named = inherits && (mode.owner().isEmpty() || mode.group().isEmpty())
                             ? directory.attributes(name) : Optional.empty();
-                    Optional<UserPrincipal> owner = mode.owner().isPresent() || existing.isEmpty() ? mode.owner() : named.map(PosixFileAttributes::owner);
-                    Optional<GroupPrincipal> group = mode.group().isPresent() || existing.isEmpty() ? mode.group() : named.map(PosixFileAttributes::group);
+                    Optional<UserPrincipal> owner = mode.owner().isPresent() || !inherits ? mode.owner() : named.map(PosixFileAttributes::owner);
+                    Optional<GroupPrincipal> group = mode.group().isPresent() || !inherits ? mode.group() : named.map(PosixFileAttributes::group);
                     if (owner.isPresent() || group.isPresent()) {
                         KeptAttributes.setOwner(directory.view(tempName), owner, group);
                     }
@@ -375,7 +378,7 @@ public final class AtomicFileWriter
             return new FileMode(permissions, false, Optional.empty(), Optional.empty());
         }
 
-        /** Always these permissions. */
+        /** Always these permissions, and the agent's own owner and group: a file wholly ours. */
         public static FileMode exactly(Set<PosixFilePermission> permissions)
         {
             return new FileMode(permissions, true, Optional.empty(), Optional.empty());

@@ -21,8 +21,9 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The owner and group of a file we replace are kept: only root can give a file to someone else, so this runs as root
- * (in CI it must), on a file that belongs to nobody:nogroup, never to the user running the test.
+ * The owner and group of a file we replace are kept, unless the file is wholly ours: only root can give a file to
+ * someone else, so this runs as root (in CI it must), on a file that belongs to nobody:nogroup, never to the user
+ * running the test.
  */
 @NeedsRoot
 @ExtendWith(TempNodeExtension.class)
@@ -50,6 +51,22 @@ class AtomicFileWriterOwnerTest
         Path conflist = node.conf("10-bridge.conflist");
         new AtomicFileWriter().write(conflist, conflist, "{}".getBytes(StandardCharsets.UTF_8), FileMode.sameAs(original), Optional.empty());
         assertOwnedByNobody(conflist, "rw-------");
+    }
+
+    /**
+     * A file wholly ours (a kubeconfig with the plugin's token, a binary root runs) is the agent's whoever owned the one
+     * it replaces: that owner could otherwise read the token, or write what root runs.
+     */
+    @Test
+    void aFileWhollyOursTakesTheAgentsOwnerNotTheReplacedOnes(TestNode node)
+            throws IOException
+    {
+        Path file = giveAway(node.write("ZZZ-linkerd-cni-kubeconfig", "old"), "rw-------");
+        new AtomicFileWriter().write(file, file, "token".getBytes(StandardCharsets.UTF_8), FileMode.exactly(PosixFilePermissions.fromString("rw-------")),
+                Optional.empty());
+        assertThat(Files.getAttribute(file, "unix:uid")).isEqualTo(0);
+        assertThat(Files.getAttribute(file, "unix:gid")).isEqualTo(0);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
     }
 
     private static Path giveAway(Path file, String mode)
