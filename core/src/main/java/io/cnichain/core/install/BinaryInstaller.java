@@ -4,22 +4,30 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.AtomicFileWriter;
 import io.cnichain.core.fs.Sha256;
+import io.cnichain.core.fs.linux.FileSystemCalls;
 import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +50,9 @@ public final class BinaryInstaller
     public static final String RECORD = ".cni-chain.installed";
     private static final String RECORD_HEADER = "# written by cni-chain install: the binaries it copied here (sha256, name); uninstall removes those that still match\n";
     private static final Logger log = LoggerFactory.getLogger(BinaryInstaller.class);
+    private static final long MAX_RECORD_BYTES = 64 * 1024;
+    /** No binary install copies is larger: a larger file at a recorded name is not the one it copied, and is not hashed. */
+    private static final long MAX_BINARY_BYTES = 512L * 1024 * 1024;
 
     private final HostPaths host;
     private final Path sourceDir;
@@ -114,14 +125,15 @@ public final class BinaryInstaller
                 }
                 byte[] bytes = Files.readAllBytes(source);
                 Set<PosixFilePermission> mode = installedMode(source);
+                Optional<byte[]> present = readRegular(destination, bytes.length);
                 String why;
-                if (!Files.isRegularFile(destination)) {
+                if (present.isEmpty()) {
                     why = "was missing";
                 }
-                else if (!Arrays.equals(bytes, Files.readAllBytes(destination))) {
+                else if (!Arrays.equals(bytes, present.get())) {
                     why = "differed from the image's";
                 }
-                else if (!Files.getPosixFilePermissions(destination).equals(mode)) {
+                else if (!Files.getPosixFilePermissions(destination, LinkOption.NOFOLLOW_LINKS).equals(mode)) {
                     why = "had another mode";
                 }
                 else {
@@ -147,15 +159,49 @@ public final class BinaryInstaller
      *         are not well formed (or name anything but a plain file of the bin dir) left out
      * @throws IOException when it exists but cannot be read
      */
+    /**
+     * A file of the bin dir, which others write: read without following a link or blocking, and no more than one byte
+     * past {@code limit} (more than that equals nothing we wrote).
+     *
+     * @return empty when it is missing, or not a regular file
+     */
+    private static Optional<byte[]> readRegular(Path file, long limit)
+            throws IOException
+    {
+        try {
+            return Optional.of(FileSystemCalls.get().readRegularFile(file, limit));
+        }
+        catch (NoSuchFileException | FileSystemCalls.NotRegularFile e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Streamed, however large the file; opened without following a link, and hashed only while it is a regular file. */
+    private static String sha256(Path file)
+            throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+            while (channel.read(buffer.clear()) > 0) {
+                digest.update(buffer.flip());
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        }
+        catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256 in this Java runtime", e);
+        }
+    }
+
     private static Map<String, String> readRecord(Path target)
             throws IOException
     {
         Map<String, String> entries = new LinkedHashMap<>();
-        Path record = target.resolve(RECORD);
-        if (!Files.isRegularFile(record, LinkOption.NOFOLLOW_LINKS)) {
+        Optional<byte[]> record = readRegular(target.resolve(RECORD), MAX_RECORD_BYTES);
+        if (record.isEmpty()) {
             return entries;
         }
-        for (String line : Files.readAllLines(record, StandardCharsets.UTF_8)) {
+        for (String line : new String(record.get(), StandardCharsets.UTF_8).lines().toList()) {
             String[] fields = line.split("  ", 2);
             if (!line.startsWith("#") && fields.length == 2 && fields[0].matches("[0-9a-f]{64}") && !fields[1].isEmpty() && !fields[1].contains("/")
                     && !fields[1].startsWith(".")) {
@@ -209,7 +255,7 @@ public final class BinaryInstaller
         byte[] bytes = record.toString().getBytes(StandardCharsets.UTF_8);
         Path file = target.resolve(RECORD);
         try {
-            if (Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) && Arrays.equals(bytes, Files.readAllBytes(file))) {
+            if (readRegular(file, bytes.length).filter(present -> Arrays.equals(bytes, present)).isPresent()) {
                 return;
             }
             writer.write(file, binDir.resolve(RECORD), bytes, AtomicFileWriter.FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
@@ -259,7 +305,8 @@ public final class BinaryInstaller
                 continue;
             }
             try {
-                if (Files.isRegularFile(destination) && Arrays.equals(Files.readAllBytes(source), Files.readAllBytes(destination))) {
+                byte[] copied = Files.readAllBytes(source);
+                if (readRegular(destination, copied.length).filter(present -> Arrays.equals(copied, present)).isPresent()) {
                     handled.add(source.getFileName().toString());
                     writer.delete(destination, binDir.resolve(source.getFileName()));
                     removed.add(binDir.resolve(source.getFileName()));
@@ -281,7 +328,7 @@ public final class BinaryInstaller
                 if (!handled.add(name) || !Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                if (Sha256.hex(Files.readAllBytes(destination)).equals(entry.getValue())) {
+                if (Files.size(destination) <= MAX_BINARY_BYTES && sha256(destination).equals(entry.getValue())) {
                     writer.delete(destination, binDir.resolve(name));
                     removed.add(binDir.resolve(name));
                 }

@@ -85,10 +85,11 @@ public final class KubeconfigWriter
         }
         String why;
         try {
-            if (!Arrays.equals(Files.readAllBytes(file), content)) {
+            // Read as notOurs read it: something swapped in since (a FIFO, a link to a huge file) neither blocks nor is followed.
+            if (!Arrays.equals(io.cnichain.core.fs.linux.FileSystemCalls.get().readRegularFile(file, content.length), content)) {
                 why = "it did not hold the current token, CA and server";
             }
-            else if (!Files.getPosixFilePermissions(file).equals(settings.mode())) {
+            else if (!Files.getPosixFilePermissions(file, java.nio.file.LinkOption.NOFOLLOW_LINKS).equals(settings.mode())) {
                 why = "its mode was not " + PosixFilePermissions.toString(settings.mode());
             }
             else {

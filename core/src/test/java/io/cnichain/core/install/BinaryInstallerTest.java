@@ -188,4 +188,40 @@ class BinaryInstallerTest
         assertThat(node.binDir().resolve("bridge")).exists();
         assertThat(node.binDir().resolve("helper")).hasContent("someone else's now");
     }
+
+    /**
+     * The bin dir is others' to write: a file there is read without following a link and no further than the image's
+     * binary, so a huge file (sparse, costing no disk) at the plugin's name, or a link to one, costs the agent no memory,
+     * on install as on uninstall.
+     */
+    @Test
+    void aHugeFileOrALinkToOneAtThePluginsNameIsNeverReadWhole()
+            throws IOException
+    {
+        Path huge = sparse(node.root().resolve("huge"));
+        Path binary = node.binDir().resolve("linkerd-cni");
+        Files.createSymbolicLink(binary, huge);
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> installer.install("linkerd")))
+                .as("a link at the plugin's name is refused, not followed").isInstanceOf(io.cnichain.core.CniChainException.class);
+        assertThat(Files.isSymbolicLink(binary)).isTrue();
+
+        Files.delete(binary);
+        sparse(binary);
+        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
+        Files.delete(binary);
+        sparse(binary);
+        assertThat(installer.uninstall()).as("not the binary install copied").isEmpty();
+        assertThat(Files.size(binary)).isEqualTo(3L << 30);
+    }
+
+    /** 3 GiB that cost the disk nothing. */
+    private static Path sparse(Path file)
+            throws IOException
+    {
+        try (java.io.RandomAccessFile huge = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            huge.setLength(3L << 30);
+        }
+        return file;
+    }
 }
