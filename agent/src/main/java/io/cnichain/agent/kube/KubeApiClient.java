@@ -327,11 +327,8 @@ public final class KubeApiClient
         if (token.isEmpty()) {
             throw new ApiCallException("token", tokenFile + ": the service-account token is empty; no request sent");
         }
-        for (int i = 0; i < token.length(); i++) {
-            char c = token.charAt(i);
-            if (c <= 0x20 || c >= 0x7f) {
-                throw new ApiCallException("token", tokenFile + ": the service-account token holds characters a token never has; no request sent");
-            }
+        if (token.chars().anyMatch(c -> c <= 0x20 || c >= 0x7f)) {
+            throw new ApiCallException("token", tokenFile + ": the service-account token holds characters a token never has; no request sent");
         }
         return token;
     }

@@ -36,9 +36,7 @@ final class AgentStatus
     {
         notReady = List.copyOf(reasons);
         boolean ready = notReady.isEmpty();
-        for (Consumer<Boolean> listener : readinessListeners) {
-            listener.accept(ready);
-        }
+        readinessListeners.forEach(listener -> listener.accept(ready));
     }
 
     /** Told the readiness after every pass, on the loop's thread: it must return at once. */

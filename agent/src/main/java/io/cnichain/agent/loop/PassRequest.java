@@ -24,13 +24,6 @@ final class PassRequest
         this.wokeNanos = wokeNanos;
     }
 
-    static PassRequest everything(long nowNanos)
-    {
-        PassRequest request = new PassRequest(nowNanos);
-        request.rescan = true;
-        return request;
-    }
-
     void configFileChanged(Path hostPath, EventKind kind)
     {
         configFiles.putIfAbsent(hostPath, kind);

@@ -1,7 +1,6 @@
 package io.cnichain.agent.loop;
 
 import io.cnichain.core.discovery.CniConfigParser;
-import io.cnichain.core.discovery.CniConfigParser.LoadedConfig;
 import io.cnichain.core.discovery.LibcniGeneration;
 import io.cnichain.core.discovery.NodeScanner;
 import io.cnichain.core.discovery.NodeSnapshot;
@@ -110,8 +109,7 @@ final class PeriodicCheck
                     + ")");
         }
         if (belief.ready() && effective.isPresent()) {
-            Optional<LoadedConfig> config = fresh.load(effective.get()).config();
-            if (config.isPresent() && !fresh.runtimePluginTypes(effective.get()).contains(pluginType)) {
+            if (!fresh.runtimePluginTypes(effective.get()).contains(pluginType)) {
                 return Optional.of(effective.get().path() + " lacks our entry");
             }
         }

@@ -86,7 +86,8 @@ final class ReconcileLoop
             deadlines.put(Job.LOOK, start + GroundCheck.EVERY.toNanos());
             scheduleCheck(start);
             status.wakeUpStarted();
-            PassRequest request = PassRequest.everything(start);
+            PassRequest request = new PassRequest(start);
+            request.rescan();
             while (!stopping) {
                 if (request.wanted()) {
                     reconcile(request);
@@ -115,11 +116,7 @@ final class ReconcileLoop
         // began after its end. Asked now, a back-off that ended since (the pass took that long) is no deadline, and the
         // write it held back waits for an event.
         set(Job.FILES, files.nextDue(lastWokeNanos));
-        OptionalLong next = OptionalLong.empty();
-        for (long nanos : deadlines.values()) {
-            next = WrittenFile.earlier(next, nanos);
-        }
-        EventIntake.Batch batch = intake.next(next);
+        EventIntake.Batch batch = intake.next(deadlines.values().stream().mapToLong(Long::longValue).reduce((a, b) -> a - b <= 0 ? a : b));
         status.wakeUpStarted();
         PassRequest request = new PassRequest(batch.wokeNanos());
         if (batch.rescan()) {
@@ -250,14 +247,12 @@ final class ReconcileLoop
                 belief = PeriodicCheck.Belief.of(report, belief.ready(), belief.failed());
                 return;
             }
-            if (report.selection().isPresent()) {
-                plan = WatchPlan.of(engine, report.selection().get(), report.snapshot());
-                Set<Path> armed = intake.watches().want(watched());
-                if (!armed.isEmpty()) {
-                    log.info("Watching {} as well", armed);
-                    // Watch, then look: what changed there between this pass's look and the watch sent no event.
-                    deadlines.put(Job.RESCAN, clock.nanoTime());
-                }
+            plan = WatchPlan.of(engine, report.selection().orElseThrow(), report.snapshot());
+            Set<Path> armed = intake.watches().want(watched());
+            if (!armed.isEmpty()) {
+                log.info("Watching {} as well", armed);
+                // Watch, then look: what changed there between this pass's look and the watch sent no event.
+                deadlines.put(Job.RESCAN, clock.nanoTime());
             }
             scheduleWatchRetry(clock.nanoTime());
             List<String> notReady = withUnwatched(report.notReady());

@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * One reconcile pass: a fresh look at the node and the adapter's decision, then the engine's install sequence, each
@@ -96,26 +97,19 @@ final class ReconcilePass
             lastAdapter = selection.chosen().name();
         }
         Set<String> now = new LinkedHashSet<>();
-        selection.notes().forEach(note -> warnOnce(note, now));
-        selection.warnings().forEach(warning -> warnOnce(warning, now));
-        snapshot.brokenBeforeEffective().forEach(broken -> warnOnce(broken, now));
-        for (String failure : failures) {
-            if (now.add(failure) && !said.contains(failure)) {
-                log.error("{}", failure);
-            }
-        }
-        for (String wait : waiting) {
-            if (now.add(wait) && !said.contains(wait)) {
-                log.info("Not patching yet: {}", wait);
-            }
-        }
+        Consumer<String> warn = note -> log.warn("{}", note);
+        selection.notes().forEach(note -> sayOnce(note, now, warn));
+        selection.warnings().forEach(warning -> sayOnce(warning, now, warn));
+        snapshot.brokenBeforeEffective().forEach(broken -> sayOnce(broken, now, warn));
+        failures.forEach(failure -> sayOnce(failure, now, line -> log.error("{}", line)));
+        waiting.forEach(wait -> sayOnce(wait, now, line -> log.info("Not patching yet: {}", line)));
         said = now;
     }
 
-    private void warnOnce(String note, Set<String> now)
+    private void sayOnce(String line, Set<String> now, Consumer<String> say)
     {
-        if (now.add(note) && !said.contains(note)) {
-            log.warn("{}", note);
+        if (now.add(line) && !said.contains(line)) {
+            say.accept(line);
         }
     }
 
@@ -123,13 +117,7 @@ final class ReconcilePass
      * @param notReady  why the agent is not ready, one line each
      * @param selection the adapter's decision the pass acted on; none for an echo
      */
-    record Report(Result result, List<String> notReady, Optional<Selection> selection, NodeSnapshot snapshot)
-    {
-        Report
-        {
-            notReady = List.copyOf(notReady);
-        }
-    }
+    record Report(Result result, List<String> notReady, Optional<Selection> selection, NodeSnapshot snapshot) {}
 
     /** The {@code result} label of {@code cnichain_reconciles_total}. */
     enum Result

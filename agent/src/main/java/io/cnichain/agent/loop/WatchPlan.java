@@ -13,8 +13,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -22,31 +20,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
+import java.util.function.Predicate;
 
 /**
  * Which directories the agent watches (paths as the agent sees them) and what an event in each of them means, made
  * from the adapter's decision after every pass.
  *
- * @param binaryNames    the names of our binaries, read when needed: the image's directory lists them
+ * @param isBinary       whether a name in the bin dir is one of our binaries, read when asked: the image's directory lists them
  * @param targetDirNames every other directory to watch, with the names in it that lead to a file we patch (none for an
  *                       adapter's extra directories; {@link #ANY_DROP_IN} where every drop-in counts)
  */
 record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binDir, String kubeconfigName,
-        Supplier<List<String>> binaryNames, Map<Path, Set<String>> targetDirNames)
+        Predicate<String> isBinary, Map<Path, Set<String>> targetDirNames)
 {
     static final String ANY_DROP_IN = "*" + DropIns.EXTENSION;
 
     private static final Logger log = LoggerFactory.getLogger(WatchPlan.class);
-
-    WatchPlan
-    {
-        Map<Path, Set<String>> copy = new LinkedHashMap<>();
-        for (Map.Entry<Path, Set<String>> entry : targetDirNames.entrySet()) {
-            copy.put(entry.getKey(), Set.copyOf(entry.getValue()));
-        }
-        targetDirNames = Collections.unmodifiableMap(copy);
-    }
 
     static WatchPlan initial(Engine engine)
     {
@@ -112,19 +101,10 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
         HostPaths host = engine.host();
         var config = engine.config();
         // The kubeconfig's token: the service account's volume, or the file the agent keeps the plugin's requested token in.
+        // Our binaries: those install copies, and the plugin's own even when its source is gone (then it cannot come back).
         return new WatchPlan(host, host.toContainer(config.paths().confDir()), config.kubeconfig().tokenFile(config.apiServer()).getParent(),
-                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(), () -> binaryNames(engine), targetDirNames);
-    }
-
-    /** The binaries install copies, and the plugin's own even when its source is gone (then it cannot come back). */
-    private static List<String> binaryNames(Engine engine)
-    {
-        List<String> names = new ArrayList<>(engine.installer().binaryNames());
-        String plugin = engine.config().plugin().type();
-        if (!names.contains(plugin)) {
-            names.add(plugin);
-        }
-        return names;
+                host.toContainer(config.paths().binDir()), config.kubeconfig().fileName(),
+                name -> name.equals(config.plugin().type()) || engine.installer().binaryNames().contains(name), targetDirNames);
     }
 
     /**
@@ -172,7 +152,7 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
             return;
         }
         if (directory.equals(binDir)) {
-            if (binaryNames.get().contains(name)) {
+            if (isBinary.test(name)) {
                 // Our own write echoes here too, and costs a comparison: the check writes only on a difference.
                 log.debug("Detected event: {} {}; checking our binaries", event.kind(), host.toHost(directory.resolve(name)));
                 request.binariesChanged();

@@ -185,7 +185,6 @@ final class WrittenFile
     void fightOver()
     {
         fight.reset();
-        backoff = Duration.ZERO;
         quickReverts.clear();
         slowReverts = 0;
     }
