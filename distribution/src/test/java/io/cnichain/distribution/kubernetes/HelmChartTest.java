@@ -362,8 +362,11 @@ class HelmChartTest
         Rendered rendered = HelmChart.render(Map.of("cniChain.nodeReadiness.enabled", true,
                 "cniChain.nodeReadiness.image.name", "registry.example/node-readiness-reporter", "cniChain.nodeReadiness.image.version", "v9.9.9",
                 "cniChain.nodeReadiness.checkInterval", "2s", "cniChain.nodeReadiness.metricsBindAddress", "127.0.0.1:9555"));
-        Container reporter = rendered.named(io.fabric8.kubernetes.api.model.apps.DaemonSet.class, "cni-chain-readiness-reporter")
-                .getSpec().getTemplate().getSpec().getContainers().get(0);
+        io.fabric8.kubernetes.api.model.PodTemplateSpec reporterPod = rendered.named(io.fabric8.kubernetes.api.model.apps.DaemonSet.class,
+                "cni-chain-readiness-reporter").getSpec().getTemplate();
+        assertThat(reporterPod.getMetadata().getLabels()).as("Linkerd's proxy injector selects no pod with it").containsEntry("linkerd.io/cni-resource", "true");
+        assertThat(rendered.daemonSet().getSpec().getTemplate().getMetadata().getLabels()).containsEntry("linkerd.io/cni-resource", "true");
+        Container reporter = reporterPod.getSpec().getContainers().get(0);
         assertThat(reporter.getImage()).isEqualTo("registry.example/node-readiness-reporter:v9.9.9");
         assertThat(rendered.environment(reporter)).containsEntry("CHECK_INTERVAL", "2s").containsEntry("METRICS_BIND_ADDRESS", "127.0.0.1:9555");
         assertThat(rendered.all(ClusterRole.class)).extracting(r -> r.getMetadata().getName())

@@ -166,7 +166,8 @@ class ManifestsTest
         assertThat(daemonSet.getSpec().getUpdateStrategy().getType()).isEqualTo("RollingUpdate");
         assertThat(daemonSet.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable()).isEqualTo(new IntOrString(1));
         assertThat(daemonSet.getSpec().getTemplate().getMetadata().getLabels())
-                .containsAllEntriesOf(daemonSet.getSpec().getSelector().getMatchLabels());
+                .containsAllEntriesOf(daemonSet.getSpec().getSelector().getMatchLabels())
+                .as("Linkerd's proxy injector selects no pod with it (its webhook's objectSelector)").containsEntry("linkerd.io/cni-resource", "true");
         assertThat(rendered.environment(agent)).containsEntry("NODE_NAME", Rendered.NODE_NAME);
         assertThat(agent.getEnv()).filteredOn(e -> e.getName().equals("NODE_NAME"))
                 .allSatisfy(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName"));
