@@ -217,6 +217,23 @@ class HelmChartTest
         assertThat(rendered.pod().getPriorityClassName()).isNull();
     }
 
+    /** GKE admits pods of a system-critical class outside kube-system only where a ResourceQuota names that class. */
+    @Test
+    void priorityClassQuotaNamesThePodsClassWhereAsked()
+    {
+        assertThat(HelmChart.render(Map.of()).all(io.fabric8.kubernetes.api.model.ResourceQuota.class)).isEmpty();
+        assertThat(HelmChart.render(Map.of("priorityClassQuota", true, "priorityClassName", "")).all(io.fabric8.kubernetes.api.model.ResourceQuota.class))
+                .isEmpty();
+        Rendered rendered = HelmChart.render(Map.of("priorityClassQuota", true));
+        assertThat(rendered.all(io.fabric8.kubernetes.api.model.ResourceQuota.class)).singleElement().satisfies(quota -> {
+            assertThat(quota.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE);
+            assertThat(quota.getSpec().getScopeSelector().getMatchExpressions()).singleElement().satisfies(scope -> {
+                assertThat(scope.getScopeName()).isEqualTo("PriorityClass");
+                assertThat(scope.getValues()).containsExactly(rendered.pod().getPriorityClassName());
+            });
+        });
+    }
+
     /** repairController.enabled, .logLevel, .logFormat, .enableSecurityContext, .resources, with image.* and disableIPv6. */
     @Test
     void repairControllerRunsLinkerdsBinaryFromTheSameImageWithItsRights()

@@ -39,6 +39,7 @@ final class KubernetesObjects
             Map.entry("v1/Namespace", Namespace.class),
             Map.entry("v1/ServiceAccount", ServiceAccount.class),
             Map.entry("v1/ConfigMap", ConfigMap.class),
+            Map.entry("v1/ResourceQuota", io.fabric8.kubernetes.api.model.ResourceQuota.class),
             Map.entry("apps/v1/DaemonSet", DaemonSet.class),
             Map.entry("rbac.authorization.k8s.io/v1/ClusterRole", ClusterRole.class),
             Map.entry("rbac.authorization.k8s.io/v1/ClusterRoleBinding", ClusterRoleBinding.class),

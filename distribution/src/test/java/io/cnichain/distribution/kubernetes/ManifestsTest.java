@@ -157,6 +157,11 @@ class ManifestsTest
         assertThat(pod.getContainers()).hasSize(1);
         assertThat(agent.getImage()).as("the image the build tags").isEqualTo("cni-chain:" + VERSION);
         assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");
+        // GKE admits such pods outside kube-system only where a ResourceQuota names the class.
+        assertThat(rendered.all(io.fabric8.kubernetes.api.model.ResourceQuota.class)).as("a quota for the pods' class")
+                .hasSize(overlay == Overlay.GKE ? 1 : 0)
+                .allSatisfy(quota -> assertThat(quota.getSpec().getScopeSelector().getMatchExpressions().get(0).getValues())
+                        .containsExactly(pod.getPriorityClassName()));
         assertThat(pod.getTolerations()).as("a toleration of every taint")
                 .anySatisfy(t -> {
                     assertThat(t.getOperator()).isEqualTo("Exists");
