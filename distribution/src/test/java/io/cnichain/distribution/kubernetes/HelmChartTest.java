@@ -99,7 +99,7 @@ class HelmChartTest
         assertThat(rendered.agent().getSecurityContext().getPrivileged()).isFalse();
         assertThat(rendered.agent().getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
         assertThat(rendered.agent().getResources().getRequests()).isEqualTo(Map.of("cpu", new Quantity("20m"), "memory", new Quantity("64Mi")));
-        assertThat(rendered.agent().getResources().getLimits()).isEqualTo(Map.of("cpu", new Quantity("1"), "memory", new Quantity("128Mi")));
+        assertThat(rendered.agent().getResources().getLimits()).isEqualTo(Map.of("cpu", new Quantity("1"), "memory", new Quantity("192Mi")));
         assertThat(rendered.pod().getPriorityClassName()).isEqualTo("system-node-critical");
         assertThat(rendered.pod().getTolerations()).containsExactly(new Toleration(null, null, "Exists", null, null));
         assertThat(rendered.pod().getAffinity()).isNull();

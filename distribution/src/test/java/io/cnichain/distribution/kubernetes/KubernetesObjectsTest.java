@@ -25,7 +25,7 @@ class KubernetesObjectsTest
     {
         DaemonSet daemonSet = (DaemonSet) KubernetesObjects.parse(daemonSet()).get(0);
         assertThat(daemonSet.getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getLimits().get("memory"))
-                .hasToString("128Mi");
+                .hasToString("192Mi");
     }
 
     @Test
