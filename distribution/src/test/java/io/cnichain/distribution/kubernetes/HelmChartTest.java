@@ -217,6 +217,18 @@ class HelmChartTest
         assertThat(rendered.pod().getPriorityClassName()).isNull();
     }
 
+    /** A grace period shorter than the agent's shutdown would have the kubelet kill it in the middle of an uninstall. */
+    @Test
+    void aGracePeriodShorterThanTheShutdownIsAnError()
+    {
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.shutdownTimeoutSeconds", 60))))
+                .hasMessageContaining("cniChain.terminationGracePeriodSeconds 30 is shorter than the agent's shutdown (shutdownTimeoutSeconds 60)");
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> HelmChart.render(Map.of("cniChain.config.shutdownTimeoutSeconds", 40))))
+                .hasMessageContaining("shutdownTimeoutSeconds 40");
+        assertThat(HelmChart.render(Map.of("cniChain.shutdownTimeoutSeconds", 60, "cniChain.terminationGracePeriodSeconds", 65)).pod()
+                .getTerminationGracePeriodSeconds()).isEqualTo(65);
+    }
+
     /** GKE admits pods of a system-critical class outside kube-system only where a ResourceQuota names that class. */
     @Test
     void priorityClassQuotaNamesThePodsClassWhereAsked()
