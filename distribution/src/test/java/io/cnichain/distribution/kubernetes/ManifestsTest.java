@@ -115,9 +115,12 @@ class ManifestsTest
         assertThat(config.run().healthPort()).isPositive();
         assertThat(port(agent, agent.getLivenessProbe())).as("liveness port").isEqualTo(config.run().healthPort());
         assertThat(port(agent, agent.getReadinessProbe())).as("readiness port").isEqualTo(config.run().healthPort());
+        assertThat(port(agent, agent.getStartupProbe())).as("start-up port").isEqualTo(config.run().healthPort());
+        assertThat(agent.getStartupProbe().getPeriodSeconds() * agent.getStartupProbe().getFailureThreshold())
+                .as("seconds the first decision may take before liveness counts (it may wait 15 s for the node's runtime)").isGreaterThanOrEqualTo(30);
         assertThat(agent.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         assertThat(agent.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-        assertThat(List.of(agent.getLivenessProbe(), agent.getReadinessProbe())).as("on loopback, where the health listener is")
+        assertThat(List.of(agent.getStartupProbe(), agent.getLivenessProbe(), agent.getReadinessProbe())).as("on loopback, where the health listener is")
                 .allSatisfy(probe -> assertThat(probe.getHttpGet().getHost()).isEqualTo("127.0.0.1"));
         assertThat(rendered.pod().getHostNetwork()).as("probes reach the agent without the pod network").isTrue();
     }
