@@ -2,11 +2,6 @@ package io.cnichain.core.engine;
 
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
-import io.cnichain.spi.AdapterSettings;
-import io.cnichain.spi.CniPlatformAdapter;
-import io.cnichain.spi.ConfigTarget;
-import io.cnichain.spi.Detection;
-import io.cnichain.spi.NodeView;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,7 +12,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A conversion never changes which network the runtime runs. */
-class OneShotInstallTest
+class ConversionKeepsTheNetworkTest
 {
     @TempDir
     Path temp;
@@ -37,7 +32,7 @@ class OneShotInstallTest
         single = node.read("10-x.conf");
         other = node.read("10-x.conf.conflist");
         Engine engine = new Engine(node.config(), new AdapterRegistry(List.of(
-                new LoadedAdapter(new Effective(), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
+                new LoadedAdapter(new InstallerPatchTest.Primary("10-x.conf"), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
 
         InstallReport report = engine.install();
 
@@ -60,35 +55,12 @@ class OneShotInstallTest
         node.write("10-x.conflist.json", "{\"cniVersion\":\"0.3.1\",\"name\":\"z\",\"type\":\"bridge\"}");
         java.nio.file.Files.createDirectories(node.confDir().resolve("10-x.conf.d.conflist"));
         Engine engine = new Engine(node.config(), new AdapterRegistry(List.of(
-                new LoadedAdapter(new Effective(), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
+                new LoadedAdapter(new InstallerPatchTest.Primary("10-x.conf"), "1", LoadedAdapter.Origin.CLASSPATH, "test")), List.of()));
 
         InstallReport report = engine.install();
 
         assertThat(report.succeeded()).as(report.toString()).isTrue();
         assertThat(report.outcomes()).extracting(FileOutcome::result).containsExactly(FileOutcome.Result.CONVERTED);
         assertThat(engine.snapshot().effectiveConfig()).map(entry -> entry.path().getFileName().toString()).hasValue("10-x.conflist");
-    }
-
-    /** Names what the runtime loads, as generic-symlink does. */
-    static final class Effective
-            implements CniPlatformAdapter
-    {
-        @Override
-        public String name()
-        {
-            return "effective";
-        }
-
-        @Override
-        public Detection detect(NodeView node, AdapterSettings settings)
-        {
-            return Detection.of(10, "test");
-        }
-
-        @Override
-        public List<ConfigTarget> authoritativeConfigs(NodeView node, AdapterSettings settings)
-        {
-            return node.effectiveConfig().map(entry -> List.of(ConfigTarget.of(entry, "the configuration the runtime loads"))).orElse(List.of());
-        }
     }
 }
