@@ -22,6 +22,7 @@ final class AgentStatus
     private volatile List<String> notReady = List.of("starting: first reconcile not done yet");
     private volatile long busySinceNanos;
     private volatile boolean loopRunning;
+    private volatile boolean loopEnded;
     private final AtomicLong wakeUpsStarted = new AtomicLong();
     private final AtomicLong wakeUpsDone = new AtomicLong();
     private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
@@ -59,6 +60,12 @@ final class AgentStatus
     /** What the runtime loads is not known until a pass ends: one stuck on a file says so within a second. */
     List<String> notReady()
     {
+        if (loopEnded) {
+            // An Error, or a stop: nothing keeps what it last said true.
+            List<String> reasons = new java.util.ArrayList<>(List.of("the reconcile loop is not running"));
+            reasons.addAll(notReady);
+            return reasons;
+        }
         long since = busySinceNanos;
         if (since != 0 && clock.nanoTime() - since > PASS_NOT_READY.toNanos()) {
             List<String> reasons = new java.util.ArrayList<>();
@@ -77,6 +84,7 @@ final class AgentStatus
 
     void loopRunning(boolean running)
     {
+        loopEnded |= loopRunning && !running;
         loopRunning = running;
     }
 

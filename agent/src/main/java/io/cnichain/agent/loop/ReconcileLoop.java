@@ -28,7 +28,10 @@ import java.util.SplittableRandom;
 final class ReconcileLoop
 {
     private static final Logger log = LoggerFactory.getLogger(ReconcileLoop.class);
-    /** Watches that could not be armed (the inotify limit) are tried again, and everything looked at, on this back-off. */
+    /**
+     * Watches that could not be armed (the inotify limit) are tried again, and everything looked at, on this back-off;
+     * a pass that threw is run again on it too, since no event may come to wake one.
+     */
     private static final Backoff.Policy WATCH_RETRY = new Backoff.Policy(Duration.ofSeconds(1), Duration.ofSeconds(30), 0, 0, Duration.ZERO);
 
     private final Engine engine;
@@ -46,6 +49,7 @@ final class ReconcileLoop
     private final Map<Job, Long> deadlines = new EnumMap<>(Job.class);
     private final Backoff watchRetry = new Backoff(WATCH_RETRY, new SplittableRandom());
     private Duration watchRetryWait = WATCH_RETRY.first();
+    private final Backoff failedPasses = new Backoff(WATCH_RETRY, new SplittableRandom());
     private PeriodicCheck.Belief belief = new PeriodicCheck.Belief(Optional.empty(), false, false);
     private boolean checkAtOnce;
     private WatchPlan plan;
@@ -261,6 +265,7 @@ final class ReconcileLoop
             }
             status.publish(notReady);
             belief = PeriodicCheck.Belief.of(report, notReady.isEmpty(), report.result() == ReconcilePass.Result.FAILED);
+            failedPasses.reset();
         }
         catch (ClosedWatchServiceException e) {
             // stop() closed the service while this pass was arming watches: the loop ends, nothing failed.
@@ -272,6 +277,8 @@ final class ReconcileLoop
             metrics.reconcile(ReconcilePass.Result.FAILED);
             status.publish(List.of("the last reconcile failed: " + e.getMessage()));
             belief = new PeriodicCheck.Belief(belief.effective(), false, true);
+            long now = clock.nanoTime();
+            deadlines.put(Job.RESCAN, now + failedPasses.failed(now).orElseThrow().toNanos());
         }
         finally {
             status.busy(false);

@@ -72,10 +72,17 @@ final class RunningLoop
 
     private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, List<CniPlatformAdapter> adapters, EventIntake.Opener watchService)
     {
+        this(node, config, policy, adapters, watchService, new io.cnichain.core.fs.AtomicFileWriter());
+    }
+
+    /** With the writer every file goes through, so that a test can make a pass throw half-way. */
+    private RunningLoop(TestNode node, AgentConfig config, AgentPolicy policy, List<CniPlatformAdapter> adapters, EventIntake.Opener watchService,
+            io.cnichain.core.fs.AtomicFileWriter writer)
+    {
         this.node = node;
         AdapterRegistry registry = new AdapterRegistry(adapters.stream().map(adapter -> new LoadedAdapter(adapter, "test", LoadedAdapter.Origin.CLASSPATH,
                 "core tests")).toList(), List.of());
-        Engine engine = new Engine(config, registry);
+        Engine engine = new Engine(config, registry, writer);
         loop = new ReconcileLoop(engine, watchService, status, metrics, policy, clock);
         thread = new Thread(loop::run, "reconcile-loop");
         this.engine = engine;
@@ -195,6 +202,25 @@ final class RunningLoop
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** {@link #start(TestNode, String, AgentPolicy, LoopTestAdapter)} with every file written through {@code writer}. */
+    static RunningLoop start(TestNode node, String yaml, io.cnichain.core.fs.AtomicFileWriter writer)
+    {
+        CapturedLog.clear();
+        RunningLoop running = new RunningLoop(node, node.config(Optional.of(yamlFile(node, yaml))), FAST, List.of(new LoopTestAdapter()),
+                FileSystems.getDefault()::newWatchService, writer);
+        List<String> starting = running.status.notReady();
+        running.thread.start();
+        running.await(() -> running.status.notReady() != starting, () -> "the first pass never ended");
+        running.barrier();
+        return running;
+    }
+
+    /** Whether the loop's thread still runs. */
+    boolean loopAlive()
+    {
+        return thread.isAlive();
     }
 
     /** {@link #startWithoutBarrier(TestNode)} with its watch service from {@code watchService}, which may refuse as the kernel does. */
