@@ -7,6 +7,7 @@ import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
 import io.cnichain.core.engine.Prerequisites;
+import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +64,7 @@ final class ReconcilePass
         // A failure makes the node not ready; the files that can be patched still are.
         List<String> notReady = new ArrayList<>(installed.failures());
         ground.confDirMoved().ifPresent(notReady::add);
-        announce(selection, snapshot, notReady, installed.waiting());
+        announce(selection, snapshot, notReady, installed);
         Result result = !notReady.isEmpty() ? Result.FAILED : installed.waiting().isEmpty() ? Result.OK : Result.WAITING;
         notReady.addAll(installed.waiting());
         for (FileOutcome outcome : installed.outcomes()) {
@@ -87,7 +88,7 @@ final class ReconcilePass
         return new Report(Result.NOTHING, reasons, Optional.of(selection), snapshot);
     }
 
-    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures, List<String> waiting)
+    private void announce(Selection selection, NodeSnapshot snapshot, List<String> failures, InstallReport installed)
     {
         if (lastAdapter.isEmpty()) {
             log.info("Placing the entry by {}: {}", engine.installer().placement().placement().yaml(), engine.installer().placement().why());
@@ -102,7 +103,17 @@ final class ReconcilePass
         selection.warnings().forEach(warning -> sayOnce(warning, now, warn));
         snapshot.brokenBeforeEffective().forEach(broken -> sayOnce(broken, now, warn));
         failures.forEach(failure -> sayOnce(failure, now, line -> log.error("{}", line)));
-        waiting.forEach(wait -> sayOnce(wait, now, line -> log.info("Not patching yet: {}", line)));
+        installed.waiting().forEach(wait -> sayOnce(wait, now, line -> log.info("Not patching yet: {}", line)));
+        for (ConfigTarget target : selection.targets()) {
+            if (!target.path().equals(target.resolvedFile())) {
+                sayOnce("File " + target.path() + " resolves to " + target.resolvedFile(), now, line -> log.info("{}", line));
+            }
+        }
+        for (FileOutcome outcome : installed.outcomes()) {
+            if (outcome.failed()) {
+                sayOnce("Not patching " + outcome.path() + ": " + outcome.detail(), now, warn);
+            }
+        }
         said = now;
     }
 

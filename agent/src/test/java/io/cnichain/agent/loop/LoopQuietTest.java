@@ -41,4 +41,52 @@ class LoopQuietTest
             assertThat(PluginList.plugins(file)).last().isEqualTo("linkerd-cni");
         }
     }
+
+    /** On a node whose runtime's file is a link (OCI's layout), the storm is summed up too: the link is said once, not at every pass. */
+    @Test
+    void aStormOfForeignFilesIsSummedUpAlsoWhenTheRuntimesFileIsALink(TestNode node)
+            throws Exception
+    {
+        Path real = node.write("10-oci.conflist-current", TestNode.OCI);
+        node.link("10-oci.conflist", "10-oci.conflist-current");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(real);
+            long infoBefore = loop.lines("INFO").size();
+            long start = System.nanoTime();
+            for (int i = 0; i < 300; i++) {
+                Path foreign = node.conf("calico-install-" + i + ".partial");
+                Files.writeString(foreign, "{");
+                Files.delete(foreign);
+                if (i % 10 == 0) {
+                    loop.barrier();
+                }
+            }
+            loop.barrier();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long info = loop.lines("INFO").size() - infoBefore;
+            assertThat(info).as("INFO lines for 600 events in %.1f s, of which 'resolves to': %d", seconds,
+                    loop.count("File /etc/cni/net.d/10-oci.conflist resolves to")).isLessThanOrEqualTo((long) Math.ceil(seconds) + 3);
+            assertThat(PluginList.plugins(real)).last().isEqualTo("linkerd-cni");
+        }
+    }
+
+    /** A failure that stays (a conversion that would hand the runtime another network's file) is said once, not at every periodic check. */
+    @Test
+    void aFailureThatStaysIsNotLoggedAgainAtEveryPeriodicCheck(TestNode node)
+            throws Exception
+    {
+        node.write("10-x.conf", "{\"cniVersion\":\"0.3.1\",\"name\":\"x\",\"type\":\"bridge\"}");
+        node.write("10-x.conf.conflist", "{\"cniVersion\":\"0.3.1\",\"name\":\"y\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.await(() -> loop.status.notReady().stream().anyMatch(reason -> reason.contains("would hand the runtime")),
+                    () -> "not ready for the refused conversion: " + loop.status.notReady());
+            long before = loop.count("WARN Not patching /etc/cni/net.d/10-x.conf");
+            for (int check = 1; check <= 5; check++) {
+                loop.advance(java.time.Duration.ofSeconds(60));
+                loop.barrier();
+            }
+            assertThat(loop.count("WARN Not patching /etc/cni/net.d/10-x.conf") - before).as("the same warning again in 5 periodic checks, nothing changed")
+                    .isZero();
+        }
+    }
 }

@@ -64,7 +64,8 @@ final class ConfigFileUpdater
     {
         Path file = target.resolvedFile();
         if (!target.path().equals(file)) {
-            log.info("File {} resolves to {}", target.path(), file);
+            // Said by the caller, once: the loop's passes come here again and again.
+            log.debug("File {} resolves to {}", target.path(), file);
         }
         String loadName = loadName(target.path(), file);
         String targetName = file.getFileName().toString();

@@ -255,11 +255,9 @@ public final class Installer
         sweepOnce(directory);
         FileOutcome outcome = placer.place(target, entry(), selection, snapshot, putBack);
         switch (outcome.result()) {
-            case FAILED -> {
-                log.warn("Not patching {}: {}", target.path(), outcome.detail());
-                // A write that failed may have left its temp file (a directory turned read-only under it): sweep again.
-                swept.remove(directory);
-            }
+            // Said by the caller ("Not patching"), once: the loop's passes come here again and again.
+            // A write that failed may have left its temp file (a directory turned read-only under it): sweep again.
+            case FAILED -> swept.remove(directory);
             case WAITING -> log.info("Waiting for {}: {}", target.path(), outcome.detail());
             default -> { }
         }
