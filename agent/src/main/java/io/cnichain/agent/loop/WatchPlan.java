@@ -56,11 +56,11 @@ record WatchPlan(HostPaths host, Path confDir, Path serviceAccountDir, Path binD
             for (Path link : snapshot.inspect(target.path()).linkChain()) {
                 add(host, names, link);
             }
-            // A drop-in deleted or changed says nothing in the conf dir: its plugin directory is watched too.
-            engine.installer().dropInFile(target, snapshot).ifPresent(file -> {
-                add(host, names, file);
-                namesIn(names, host.toContainer(file.getParent())).add(ANY_DROP_IN);
-            });
+            // A drop-in written, deleted or changed says nothing in the conf dir: libcni 1.3 appends them to the list, and
+            // a broken one makes it load another file. The list's plugin directory is watched whatever the placement.
+            engine.installer().dropInFile(target, snapshot).ifPresent(file -> add(host, names, file));
+            snapshot.dropIns(snapshot.inspect(target.path())).directory()
+                    .ifPresent(directory -> namesIn(names, host.toContainer(directory)).add(ANY_DROP_IN));
         }
         // A file before the runtime's that does not load yet loads once it is fixed, unheard in the conf dir when it lies
         // behind a link in another directory, or when a broken drop-in in its plugin directory keeps it from loading.

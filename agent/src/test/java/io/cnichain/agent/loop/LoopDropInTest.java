@@ -227,4 +227,42 @@ class LoopDropInTest
             assertThat(dropIn).isRegularFile();
         }
     }
+
+    /**
+     * With placement patch, the runtime's list still gets the drop-ins of its plugin directory from libcni 1.3: a broken
+     * one written there makes it load the next file, which lacks our entry. Nothing is told in the conf dir when the
+     * directory exists already, so the directory itself is watched, with or without the periodic check.
+     */
+    @Test
+    void aBrokenDropInOfTheRuntimesListIsSeen(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path next = node.write("20-cilium.conflist", TestNode.CILIUM);
+        // The plugin directory exists already (another tool made it, or an earlier drop-in): filling it tells the conf dir nothing.
+        Files.createDirectories(node.conf("k8s-pod-network"));
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitReady();
+            node.write("k8s-pod-network/zz-bandwidth.conf", "");
+            // libcni 1.3 now loads 20-cilium.conflist: it gets our entry at once, not at the periodic check.
+            loop.awaitPatched(next);
+            loop.awaitReady();
+            assertThat(loop.metric("cnichain_missed_events_total")).isZero();
+        }
+    }
+
+    @Test
+    void aBrokenDropInOfTheRuntimesListIsSeenWithThePeriodicCheckOff(TestNode node)
+            throws Exception
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path next = node.write("20-cilium.conflist", TestNode.CILIUM);
+        Files.createDirectories(node.conf("k8s-pod-network"));
+        try (RunningLoop loop = RunningLoop.start(node, "periodicCheckSeconds: 0\n", RunningLoop.FAST, new LoopTestAdapter())) {
+            loop.awaitReady();
+            node.write("k8s-pod-network/zz-bandwidth.conf", "");
+            loop.awaitPatched(next);
+            loop.awaitReady();
+        }
+    }
 }
