@@ -170,6 +170,10 @@ final class EventIntake
         }
         if (overflow) {
             log.warn("More events arrived at once than the watch queue holds (overflow); rescanning everything");
+            // The events lost may have told of a watched directory replaced: each is checked by its identity now.
+            for (DirectoryWatches.Repair repair : watches.verify(directory -> true).repairs()) {
+                log.warn("{} {}; watching it again", repair.directory(), repair.why());
+            }
         }
         return new Batch(woke, events, !invalidated.isEmpty() || overflow || !replaced.isEmpty() || !appeared.isEmpty());
     }
