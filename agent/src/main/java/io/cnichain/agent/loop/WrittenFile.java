@@ -45,7 +45,6 @@ final class WrittenFile
     private long changedAt;
     /** Whether the other writer changed the file again after undoing our write. */
     private boolean rewriting;
-    private boolean wroteEarly;
     /** Since it was undone, so that a look tells a change no event told. */
     private Optional<Identity> seen = Optional.empty();
     private long lookedAt;
@@ -89,8 +88,6 @@ final class WrittenFile
     Optional<Duration> wrote(Optional<FileOutcome.Written> written, boolean target, long now)
     {
         Optional<Duration> step = Optional.empty();
-        // One early write a fight: a writer that rewrites its own file after every undo would otherwise earn one a cycle.
-        wroteEarly |= backingOff(now);
         // Undone without an event telling: when we write again at the latest.
         boolean reverted = target && this.written;
         if (reverted && undoneAt.orElse(now) - wroteAt > policy.quickRevert().toNanos()) {
@@ -156,7 +153,7 @@ final class WrittenFile
         if (!backingOff(now)) {
             return Write.NOW;
         }
-        return rewriting && !wroteEarly && now - changedAt >= policy.quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
+        return rewriting && now - changedAt >= policy.quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
     }
 
     boolean backingOff(long now)
@@ -188,7 +185,6 @@ final class WrittenFile
     void fightOver()
     {
         fight.reset();
-        wroteEarly = false;
         quickReverts.clear();
         slowReverts = 0;
     }

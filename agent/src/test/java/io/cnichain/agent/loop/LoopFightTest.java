@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -454,61 +453,6 @@ class LoopFightTest
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The agent's default fight policy, on the loop's manual clock. */
-    static final AgentPolicy DEFAULT_FIGHTS = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
-            new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
-            RunningLoop.FAST.stuckAfter());
-
-    /**
-     * A writer that undoes our entry at once (as Cilium's exclusive mode does) and, half a second after every undo, writes
-     * its file once more (a debounced resync of its own). Every undo is quick and steps the back-off; its own rewrite
-     * earns one early write in the fight, not one a cycle, or the back-off (2, 4, 8 ... 60 s) is never waited out.
-     */
-    @Test
-    void aWriterThatResyncsAfterEveryUndoEarnsOneEarlyWriteNotOneACycle(TestNode node)
-            throws Exception
-    {
-        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
-        String original = node.read("05-cilium.conflist");
-        try (RunningLoop loop = RunningLoop.start(node, DEFAULT_FIGHTS, new LoopTestAdapter())) {
-            loop.awaitPatched(file);
-            AtomicBoolean fighting = new AtomicBoolean(true);
-            Thread other = LoopFightTest.undoingAtOnce(node, file, original, fighting);
-            List<String> writesInsideBackoff = new ArrayList<>();
-            try {
-                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 1);
-                undone(loop, file);
-                Duration elapsed = Duration.ZERO;
-                for (int cycle = 1; cycle <= 8; cycle++) {
-                    String backoff = RunningLoop.afterNextWrite(loop.lines("Backing off").getLast());
-                    long writes = loop.metric("cnichain_patches_written_total");
-                    // Half a second after its undo, the writer writes its file once more, then leaves it alone.
-                    loop.advance(Duration.ofMillis(500));
-                    node.replaceAtomically("05-cilium.conflist", original);
-                    loop.barrier();
-                    loop.advance(Duration.ofSeconds(1));
-                    loop.barrier();
-                    elapsed = elapsed.plusMillis(1500);
-                    long now = loop.metric("cnichain_patches_written_total");
-                    if (now > writes && Double.parseDouble(backoff) > 1.5) {
-                        writesInsideBackoff.add("a write 1.5 s into a back-off of " + backoff + " s");
-                    }
-                    if (now > writes) {
-                        undone(loop, file);
-                    }
-                }
-                assertThat(loop.count("writing our entry again before the back-off ends"))
-                        .as("early writes in %s s of simulated time; back-offs logged: %s; writes inside one: %s", elapsed.toSeconds(),
-                                loop.lines("Backing off").stream().map(RunningLoop::afterNextWrite).toList(), writesInsideBackoff)
-                        .isLessThanOrEqualTo(1);
-            }
-            finally {
-                fighting.set(false);
-                other.join();
-            }
         }
     }
 }
