@@ -1,5 +1,6 @@
 package io.cnichain.agent.loop;
 
+import io.cnichain.testkit.PluginList;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -104,6 +105,28 @@ class LoopDropInTest
             String notLast = "/etc/cni/net.d/k8s-pod-network/zz-bandwidth.conf sorts after our drop-in "
                     + "/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf, so linkerd-cni is not the last plugin the runtime runs";
             loop.await(() -> loop.status.notReady().stream().anyMatch(reason -> reason.contains(notLast)), () -> "not ready for that: " + loop.status.notReady());
+        }
+    }
+
+    /**
+     * A list before the runtime's that a broken drop-in keeps from loading, with a network of its own (and a string
+     * {@code disableCheck}, so that libcni 1.1 does not load it either, and it is no target): filled in place, only its
+     * plugin directory hears of it, and that list, now the one the runtime loads, is patched.
+     */
+    @Test
+    void aBrokenDropInOfAnEarlierListFixedMakesThatListTheOnePatched(TestNode node)
+            throws Exception
+    {
+        Path earlier = node.write("05-other.conflist", TestNode.CALICO.replace("\"name\":\"k8s-pod-network\"", "\"disableCheck\":\"true\",\"name\":\"other-network\""));
+        Path broken = node.write("other-network/zz-bandwidth.conf", "");
+        Path runtimes = node.write("10-calico.conflist", TestNode.CALICO);
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(runtimes);
+            loop.awaitReady();
+            assertThat(PluginList.patched(earlier)).as("loaded by neither libcni: no target").isFalse();
+            Files.writeString(broken, "{\"type\":\"bandwidth\"}");
+            loop.awaitPatched(earlier);
+            loop.awaitReady();
         }
     }
 
