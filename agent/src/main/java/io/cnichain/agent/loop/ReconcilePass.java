@@ -7,7 +7,6 @@ import io.cnichain.core.engine.Engine;
 import io.cnichain.core.engine.FileOutcome;
 import io.cnichain.core.engine.InstallReport;
 import io.cnichain.core.engine.Prerequisites;
-import io.cnichain.spi.ConfigTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,16 +103,8 @@ final class ReconcilePass
         snapshot.brokenBeforeEffective().forEach(broken -> sayOnce(broken, now, warn));
         failures.forEach(failure -> sayOnce(failure, now, line -> log.error("{}", line)));
         installed.waiting().forEach(wait -> sayOnce(wait, now, line -> log.info("Not patching yet: {}", line)));
-        for (ConfigTarget target : selection.targets()) {
-            if (!target.path().equals(target.resolvedFile())) {
-                sayOnce("File " + target.path() + " resolves to " + target.resolvedFile(), now, line -> log.info("{}", line));
-            }
-        }
-        for (FileOutcome outcome : installed.outcomes()) {
-            if (outcome.failed()) {
-                sayOnce("Not patching " + outcome.path() + ": " + outcome.detail(), now, warn);
-            }
-        }
+        installed.links().forEach(link -> sayOnce(link, now, line -> log.info("{}", line)));
+        installed.notPatched().forEach(line -> sayOnce(line, now, warn));
         said = now;
     }
 

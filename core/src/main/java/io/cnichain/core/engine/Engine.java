@@ -186,18 +186,10 @@ public final class Engine
             log.info("Using CNI config template from {}.", config.plugin().source());
             log.info("CNI config: {}", CniJson.compact(installer.entry()));
         }
-        for (io.cnichain.spi.ConfigTarget target : selection.targets()) {
-            if (!target.path().equals(target.resolvedFile())) {
-                log.info("File {} resolves to {}", target.path(), target.resolvedFile());
-            }
-        }
         InstallReport report = installer.install(snapshot, selection, Prerequisites.ALL,
                 target -> installer.patch(target, selection, snapshot, Optional.empty()));
-        for (FileOutcome outcome : report.outcomes()) {
-            if (outcome.failed()) {
-                log.warn("Not patching {}: {}", outcome.path(), outcome.detail());
-            }
-        }
+        report.links().forEach(line -> log.info("{}", line));
+        report.notPatched().forEach(line -> log.warn("{}", line));
         report.failures().forEach(failure -> log.error("{}", failure));
         if (report.nothingToDo()) {
             log.info("No active CNI configuration files found in {}; nothing to patch, nothing created", config.paths().confDir());

@@ -41,6 +41,19 @@ public record InstallReport(Selection selection, List<FileOutcome> outcomes, Lis
         return all.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", all));
     }
 
+    /** @return one line per file of the decision that the runtime reaches through a link: where the link leads */
+    public List<String> links()
+    {
+        return selection.targets().stream().filter(target -> !target.path().equals(target.resolvedFile()))
+                .map(target -> "File " + target.path() + " resolves to " + target.resolvedFile()).toList();
+    }
+
+    /** @return one line per file that could not be patched, and why */
+    public List<String> notPatched()
+    {
+        return outcomes.stream().filter(FileOutcome::failed).map(outcome -> "Not patching " + outcome.path() + ": " + outcome.detail()).toList();
+    }
+
     /** Whether every file ended up patched (or nothing needed patching). */
     public boolean succeeded()
     {
