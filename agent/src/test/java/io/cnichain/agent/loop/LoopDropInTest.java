@@ -10,8 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -291,29 +289,11 @@ class LoopDropInTest
         try (RunningLoop loop = RunningLoop.start(node, LoopDropInTest.YAML, RunningLoop.FAST, new LoopTestAdapter())) {
             loop.awaitReady();
             assertThat(dropIn).isRegularFile();
-            CountDownLatch release = new CountDownLatch(1);
-            AtomicBoolean hold = new AtomicBoolean(true);
-            // The loop's thread, at the end of the next pass, waits: nothing takes the events meanwhile.
-            loop.status.onReadiness(ready -> {
-                if (hold.getAndSet(false)) {
-                    try {
-                        release.await(10, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            });
-            node.write("notes.txt", "not a configuration, but looked at");
-            loop.await(() -> !hold.get(), () -> "no pass began");
             // Another tool busy in the conf dir, and the plugin directory swapped for a new one among its events.
-            for (int i = 0; i < 600; i++) {
-                Files.writeString(node.conf(".scratch-" + i + ".tmp"), "");
-            }
-            Files.move(pluginDir, node.conf("k8s-pod-network.old"));
-            Files.createDirectories(pluginDir);
-            release.countDown();
-            loop.awaitLog("overflow");
+            loop.overflowHiding(() -> {
+                Files.move(pluginDir, node.conf("k8s-pod-network.old"));
+                Files.createDirectories(pluginDir);
+            });
             loop.await(() -> Files.isRegularFile(dropIn), () -> "our drop-in was not written into the new plugin directory");
             loop.barrier();
             loop.awaitReady();

@@ -20,7 +20,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 
@@ -247,27 +246,7 @@ class LoopWatchTest
         try (RunningLoop loop = RunningLoop.start(node)) {
             loop.awaitPatched(file);
             loop.awaitReady();
-            CountDownLatch release = new CountDownLatch(1);
-            AtomicBoolean hold = new AtomicBoolean(true);
-            // The loop's thread, at the end of the next pass, waits: nothing takes the events meanwhile.
-            loop.status.onReadiness(ready -> {
-                if (hold.getAndSet(false)) {
-                    try {
-                        release.await(10, TimeUnit.SECONDS);
-                    }
-                    catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            });
-            node.write("notes.txt", "not a configuration, but looked at");
-            loop.await(() -> !hold.get(), () -> "no pass began");
-            for (int i = 0; i < 600; i++) {
-                Files.writeString(node.conf(".scratch-" + i + ".tmp"), "");
-            }
-            node.rewriteInPlace("10-calico.conflist", TestNode.CALICO);
-            release.countDown();
-            loop.awaitLog("overflow");
+            loop.overflowHiding(() -> node.rewriteInPlace("10-calico.conflist", TestNode.CALICO));
             loop.awaitPatched(file);
         }
     }

@@ -217,6 +217,44 @@ final class RunningLoop
         return running;
     }
 
+    /** A change the test makes; it may fail as file operations do. */
+    @FunctionalInterface
+    interface Change
+    {
+        void make()
+                throws IOException;
+    }
+
+    /**
+     * Holds the loop at the end of its next pass, so that nothing takes the events meanwhile; writes 600 files into the
+     * conf dir, more than a watch key holds, then makes {@code change}, whose events the overflow drops; lets the loop
+     * go, and waits for it to say so.
+     */
+    void overflowHiding(Change change)
+            throws IOException
+    {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean(true);
+        status.onReadiness(ready -> {
+            if (hold.getAndSet(false)) {
+                try {
+                    release.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        node.write("notes.txt", "not a configuration, but looked at");
+        await(() -> !hold.get(), () -> "no pass began");
+        for (int i = 0; i < 600; i++) {
+            Files.writeString(node.conf(".scratch-" + i + ".tmp"), "");
+        }
+        change.make();
+        release.countDown();
+        awaitLog("overflow");
+    }
+
     /** Whether the loop's thread still runs. */
     boolean loopAlive()
     {
