@@ -235,7 +235,8 @@ class LoopDropInTest
                     // Deleted at once, that write steps the back-off: the deletion's event is the undoing, however late the next write.
                     loop.await(() -> !Files.exists(dropIn), () -> dropIn + " was not deleted");
                     loop.barrier();
-                    assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf")).as("writes after the deletion").isEqualTo(written + 1);
+                    assertThat(loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf"))
+                            .as("writes after the deletion; the loop said: %s", loop.lines("linkerd-cni.conf")).isEqualTo(written + 1);
                 }
                 assertThat(loop.status.ready()).isFalse();
             }
