@@ -226,6 +226,10 @@ class LoopDropInTest
                 loop.awaitLog("Backing off: /etc/cni/net.d/k8s-pod-network/linkerd-cni.conf was undone");
                 // Backed off 150 ms, then 300: one write when each back-off is over, not one per deletion.
                 for (long backoff : new long[] {150, 300}) {
+                    // The deletion of the write that stepped the back-off is dealt with before time moves on: dealt with
+                    // later, it would be a revert as late as the back-off, no quick one.
+                    loop.await(() -> !Files.exists(dropIn), () -> dropIn + " was not deleted");
+                    loop.barrier();
                     long written = loop.writes("/etc/cni/net.d/k8s-pod-network/linkerd-cni.conf");
                     loop.advance(Duration.ofMillis(backoff - 1));
                     loop.barrier();
