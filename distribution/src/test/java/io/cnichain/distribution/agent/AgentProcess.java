@@ -64,7 +64,9 @@ final class AgentProcess
     {
         try {
             int port = freePort();
-            Path log = Files.createTempFile(node.root(), "agent-", ".log");
+            // Not in the node's root, which the agent watches (the service account directory's parent): at debug level,
+            // every line it logs of its own log's change would change the log again, thousands of events a second.
+            Path log = Files.createTempFile(Files.createDirectories(node.root().resolve("logs")), "agent-", ".log");
             // The stop signals at their default disposition, as a container's process starts: one inherited ignored
             // (nohup, a non-interactive shell's background job) stays ignored in a JVM, and the agent never hears it.
             List<String> command = new ArrayList<>(List.of("env", "--default-signal=" + String.join(",", STOP_SIGNALS)));
