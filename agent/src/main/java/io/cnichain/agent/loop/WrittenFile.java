@@ -19,9 +19,11 @@ import java.util.SplittableRandom;
  * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does: each
  * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
  * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. That is
- * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. As many reverts
- * in a row that are not quick as it takes quick ones to start a fight end it: that writer rewrites its file now and
- * then, which is no fight.
+ * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. An early write
+ * undone at once shows the writer was not gone: the quiet it takes doubles for the rest of the fight, so that a writer
+ * rewriting its file a moment after every undo is not written against at its own pace. As many reverts in a row that
+ * are not quick as it takes quick ones to start a fight end it: that writer rewrites its file now and then, which is
+ * no fight.
  */
 final class WrittenFile
 {
@@ -45,6 +47,9 @@ final class WrittenFile
     private long changedAt;
     /** Whether the other writer changed the file again after undoing our write. */
     private boolean rewriting;
+    private boolean wroteEarly;
+    /** Early writes undone at once in this fight: each doubles the quiet the next one takes. */
+    private int earlyUndone;
     /** Since it was undone, so that a look tells a change no event told. */
     private Optional<Identity> seen = Optional.empty();
     private long lookedAt;
@@ -83,9 +88,10 @@ final class WrittenFile
      * of our previous write, when it came soon after it, was a quick revert.
      *
      * @param written what we wrote; empty when we deleted the file
+     * @param early     whether it came before the back-off's end ({@link Write#EARLY})
      * @return the back-off now in force, when that revert started or stepped a fight
      */
-    Optional<Duration> wrote(Optional<FileOutcome.Written> written, boolean target, long now)
+    Optional<Duration> wrote(Optional<FileOutcome.Written> written, boolean target, boolean early, long now)
     {
         Optional<Duration> step = Optional.empty();
         // Undone without an event telling: when we write again at the latest.
@@ -109,6 +115,7 @@ final class WrittenFile
             }
         }
         this.written = true;
+        wroteEarly = early;
         ours = written;
         wroteAt = now;
         lookedAt = now;
@@ -127,6 +134,7 @@ final class WrittenFile
     {
         if (written && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
+            earlyUndone += wroteEarly && now - wroteAt <= policy.quickRevert().toNanos() ? 1 : 0;
         }
         else if (written) {
             rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
@@ -153,7 +161,13 @@ final class WrittenFile
         if (!backingOff(now)) {
             return Write.NOW;
         }
-        return rewriting && now - changedAt >= policy.quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
+        return rewriting && now - changedAt >= quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
+    }
+
+    /** How long a writer that rewrites the file on its own must have left it alone for an early write. */
+    Duration quiet()
+    {
+        return policy.quiet().multipliedBy(1L << Math.min(earlyUndone, 20));
     }
 
     boolean backingOff(long now)
@@ -185,6 +199,7 @@ final class WrittenFile
     void fightOver()
     {
         fight.reset();
+        earlyUndone = 0;
         quickReverts.clear();
         slowReverts = 0;
     }

@@ -111,22 +111,24 @@ final class WrittenFiles
         Path file = installer.dropInFile(target, snapshot).orElse(target.resolvedFile());
         WrittenFile known = of(file);
         long now = clock.nanoTime();
-        switch (known.mayWrite(now)) {
+        WrittenFile.Write may = known.mayWrite(now);
+        switch (may) {
             case NOT_YET -> {
                 return new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), List.of());
             }
-            case EARLY -> log.info("{} has been left alone for {} s; writing our entry again before the back-off ends", file, seconds(policy.fights().quiet()));
+            case EARLY -> log.info("{} has been left alone for {} s; writing our entry again before the back-off ends", file, seconds(known.quiet()));
             case NOW -> { }
         }
         FileOutcome outcome = installer.patch(target, selection, snapshot, known.written() ? Optional.of("another writer removed it") : Optional.empty());
         long written = clock.nanoTime();
         // A conversion can fail after its new file is written (the original cannot be deleted): that file's echo is ours.
         for (FileOutcome.Written write : outcome.written()) {
-            wrote(write.hostPath(), Optional.of(write), write.hostPath().equals(file), written, selection);
+            boolean ours = write.hostPath().equals(file);
+            wrote(write.hostPath(), Optional.of(write), ours, ours && may == WrittenFile.Write.EARLY, written, selection);
         }
         if (outcome.result() == FileOutcome.Result.CONVERTED) {
             // A primary that puts its file back at once undoes the conversion: the runtime loads that file again.
-            wrote(file, Optional.empty(), true, written, selection);
+            wrote(file, Optional.empty(), true, may == WrittenFile.Write.EARLY, written, selection);
         }
         switch (outcome.result()) {
             case PATCHED, CONVERTED -> {
@@ -157,11 +159,11 @@ final class WrittenFiles
         return known.fighting() ? new FileOutcome(target.path(), FileOutcome.Result.WAITING, fightReason(file, known, selection), outcome.written()) : outcome;
     }
 
-    private void wrote(Path file, Optional<FileOutcome.Written> write, boolean target, long now, Selection selection)
+    private void wrote(Path file, Optional<FileOutcome.Written> write, boolean target, boolean early, long now, Selection selection)
     {
         WrittenFile to = of(file);
         boolean fought = to.fighting();
-        to.wrote(write, target, now).ifPresent(backoff -> {
+        to.wrote(write, target, early, now).ifPresent(backoff -> {
             metrics.fight();
             log.warn("Backing off: {} was undone {} times within {} s, each time less than {} ms after our write; another writer is fighting "
                     + "over it. Next write in {} s. {}", file, to.quickReverts(), seconds(policy.fights().window()),

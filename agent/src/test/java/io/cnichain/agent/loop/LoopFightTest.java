@@ -424,6 +424,56 @@ class LoopFightTest
         }
     }
 
+    /**
+     * A writer that undoes our entry at once and, half a second after every undo, rewrites its file once more (a
+     * debounced resync of its own). Each rewrite makes it look gone once it leaves the file alone, and each early write
+     * it undoes doubles the quiet the next one takes: over two minutes it is written against a handful of times, not
+     * every 1.5 s.
+     */
+    @Test
+    void aWriterThatResyncsAfterEveryUndoIsNotWrittenAgainstAtItsOwnPace(TestNode node)
+            throws Exception
+    {
+        AgentPolicy policy = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
+                new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
+                RunningLoop.FAST.stuckAfter());
+        Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
+        String original = node.read("05-cilium.conflist");
+        try (RunningLoop loop = RunningLoop.start(node, policy, new LoopTestAdapter())) {
+            loop.awaitPatched(file);
+            AtomicBoolean fighting = new AtomicBoolean(true);
+            Thread other = undoingAtOnce(node, file, original, fighting);
+            List<Long> writtenAtMillis = new java.util.ArrayList<>();
+            try {
+                loop.awaitCount("Backing off: /etc/cni/net.d/05-cilium.conflist", 1);
+                long millis = 0;
+                while (millis < 120_000) {
+                    undone(loop, file);
+                    long writes = loop.metric("cnichain_patches_written_total");
+                    loop.advance(Duration.ofMillis(500));
+                    millis += 500;
+                    node.replaceAtomically("05-cilium.conflist", original);
+                    loop.barrier();
+                    while (loop.metric("cnichain_patches_written_total") == writes && millis < 120_000) {
+                        loop.advance(Duration.ofMillis(250));
+                        millis += 250;
+                        loop.barrier();
+                    }
+                    if (loop.metric("cnichain_patches_written_total") > writes) {
+                        writtenAtMillis.add(millis);
+                    }
+                }
+                assertThat(writtenAtMillis).as("our writes in 120 s of the loop's time, at (ms); %d of them early", loop.count("left alone"))
+                        .hasSizeLessThanOrEqualTo(12);
+                assertThat(loop.count("left alone")).as("early writes").isPositive();
+            }
+            finally {
+                fighting.set(false);
+                other.join();
+            }
+        }
+    }
+
     /** Waits for the other writer to undo our last write, and for the loop to have seen it. */
     private static void undone(RunningLoop loop, Path file)
     {

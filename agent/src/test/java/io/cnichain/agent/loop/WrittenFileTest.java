@@ -24,13 +24,13 @@ class WrittenFileTest
     private Optional<Duration> undoneAndWrittenAgain(long at, long after, long next)
     {
         file.changedByAnother(at + after * MS);
-        return file.wrote(Optional.of(OURS), true, next);
+        return file.wrote(Optional.of(OURS), true, false, next);
     }
 
     @Test
     void quickRevertsPastTheThresholdStartABackOffThatDoublesUpToItsCap()
     {
-        file.wrote(Optional.of(OURS), true, 0);
+        file.wrote(Optional.of(OURS), true, false, 0);
         long now = 0;
         for (int revert = 1; revert < 5; revert++) {
             assertThat(undoneAndWrittenAgain(now, 50, now + 60 * MS)).as("revert %d", revert).isEmpty();
@@ -52,7 +52,7 @@ class WrittenFileTest
     @Test
     void aPrimaryRewritingEverySecondIsNoFightNorAreQuickRevertsSpreadBeyondTheWindow()
     {
-        file.wrote(Optional.of(OURS), true, 0);
+        file.wrote(Optional.of(OURS), true, false, 0);
         for (long second = 0; second < 100; second++) {
             assertThat(undoneAndWrittenAgain(second * 1000 * MS, 1000, (second + 1) * 1000 * MS)).isEmpty();
         }
@@ -102,12 +102,46 @@ class WrittenFileTest
 
         // The early write is undone at once, and that is all the writer does: the back-off stands.
         long early = written + 1500 * MS;
-        assertThat(file.wrote(Optional.of(OURS), true, early)).contains(Duration.ofSeconds(4));
+        assertThat(file.wrote(Optional.of(OURS), true, true, early)).contains(Duration.ofSeconds(4));
         file.changedByAnother(early + 5 * MS);
         for (long second = 1; second < 4; second++) {
             assertThat(file.mayWrite(early + second * 1000 * MS)).as("%d s into the back-off", second).isEqualTo(WrittenFile.Write.NOT_YET);
         }
         assertThat(file.mayWrite(early + 4000 * MS)).isEqualTo(WrittenFile.Write.NOW);
+    }
+
+    /**
+     * A writer that undoes our entry at once and rewrites its file half a second later, after every undo: each early
+     * write it undoes doubles the quiet the next one takes, so that it is not written against every 1.5 s for ever.
+     */
+    @Test
+    void eachEarlyWriteUndoneAtOnceDoublesTheQuietTheNextTakesUntilTheFightEnds()
+    {
+        long now = fight();
+        // Every write of ours undone at once until the back-off is at its cap, 60 s: the early writes fall well inside it.
+        for (Duration backoff = Duration.ofSeconds(1); backoff.compareTo(Duration.ofSeconds(60)) < 0; ) {
+            long next = now + backoff.toNanos();
+            backoff = undoneAndWrittenAgain(now, 10, next).orElseThrow();
+            now = next;
+        }
+        Duration quiet = FightPolicy.defaults().quiet();
+        for (int cycle = 1; cycle <= 4; cycle++) {
+            file.changedByAnother(now + 10 * MS);
+            file.changedByAnother(now + 500 * MS);
+            long quietFrom = now + 500 * MS;
+            assertThat(file.quiet()).as("cycle %d", cycle).isEqualTo(quiet);
+            assertThat(file.mayWrite(quietFrom + quiet.toNanos() - 1)).as("cycle %d", cycle).isEqualTo(WrittenFile.Write.NOT_YET);
+            assertThat(file.mayWrite(quietFrom + quiet.toNanos())).as("cycle %d", cycle).isEqualTo(WrittenFile.Write.EARLY);
+            now = quietFrom + quiet.toNanos();
+            file.wrote(Optional.of(OURS), true, true, now);
+            quiet = quiet.multipliedBy(2);
+        }
+        // Undone at once once more: now the writer has had its 8 s early write undone too.
+        file.changedByAnother(now + 10 * MS);
+        file.wrote(Optional.of(OURS), true, false, now + Duration.ofSeconds(60).toNanos());
+        assertThat(file.quiet()).isEqualTo(Duration.ofSeconds(16));
+        file.fightOver();
+        assertThat(file.quiet()).as("a new fight starts afresh").isEqualTo(FightPolicy.defaults().quiet());
     }
 
     @Test
@@ -134,7 +168,7 @@ class WrittenFileTest
     /** @return when the fight started: five quick reverts a tenth of a second apart */
     private long fight()
     {
-        file.wrote(Optional.of(OURS), true, 0);
+        file.wrote(Optional.of(OURS), true, false, 0);
         long now = 0;
         for (int revert = 1; revert <= 5; revert++) {
             undoneAndWrittenAgain(now, 10, now + 100 * MS);

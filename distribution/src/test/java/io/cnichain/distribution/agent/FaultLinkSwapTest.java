@@ -133,13 +133,16 @@ class FaultLinkSwapTest
                 Files2.pause(5);
             }
             flipper.close();
+            long calm = System.nanoTime();
             // The directory is back for good: the agent, watching where the link points, patches the file there.
             Files2.awaitPatched(agent, inside);
+            long backAfter = Duration.ofNanos(System.nanoTime() - calm).toMillis();
             Barrier.await(agent, node);
             Snapshot.of(outside).assertSameAs(before);
             FaultSettings.report("directory swapped for a link", flipper.flips() + " swaps (seed " + seed + "), " + rewrites + " rewrites of the primary, "
                     + agent.writes("/etc/cni/oci/10-oci.conflist-current") + " writes of ours, " + agent.count("became a link")
-                    + " refused because a directory on the way had become a link; the outside file untouched");
+                    + " refused because a directory on the way had become a link, " + agent.count("writing our entry again before the back-off ends")
+                    + " early writes in the fight; our entry back " + backAfter + " ms after the swaps ended; the outside file untouched");
         }
     }
 
