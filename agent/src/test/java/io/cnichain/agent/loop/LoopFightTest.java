@@ -455,8 +455,8 @@ class LoopFightTest
                     node.replaceAtomically("05-cilium.conflist", original);
                     loop.barrier();
                     while (loop.metric("cnichain_patches_written_total") == writes && millis < 120_000) {
-                        loop.advance(Duration.ofMillis(250));
-                        millis += 250;
+                        loop.advance(Duration.ofMillis(500));
+                        millis += 500;
                         loop.barrier();
                     }
                     if (loop.metric("cnichain_patches_written_total") > writes) {
