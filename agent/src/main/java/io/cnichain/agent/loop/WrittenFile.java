@@ -115,7 +115,8 @@ final class WrittenFile
             }
         }
         this.written = true;
-        wroteEarly = early;
+        // A write that ended the fight starts no count for the next one.
+        wroteEarly = early && fighting();
         ours = written;
         wroteAt = now;
         lookedAt = now;
@@ -135,6 +136,7 @@ final class WrittenFile
         if (written && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
             earlyUndone += wroteEarly && now - wroteAt <= policy.quickRevert().toNanos() ? 1 : 0;
+            wroteEarly = false;
         }
         else if (written) {
             rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();

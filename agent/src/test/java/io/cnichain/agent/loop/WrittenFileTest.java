@@ -145,6 +145,20 @@ class WrittenFileTest
     }
 
     @Test
+    void anEarlyWriteThatEndsTheFightStartsNoCountForTheNext()
+    {
+        long now = fight();
+        for (int revert = 1; revert <= FightPolicy.defaults().threshold(); revert++) {
+            file.changedByAnother(now + 300 * MS);
+            now += 2000 * MS;
+            file.wrote(Optional.of(OURS), true, true, now);
+        }
+        assertThat(file.fighting()).as("slow reverts ended it").isFalse();
+        file.changedByAnother(now + 10 * MS);
+        assertThat(file.quiet()).isEqualTo(FightPolicy.defaults().quiet());
+    }
+
+    @Test
     void aRetryIsTakenWhenDueOnlyAndTheLastGivesUpOnceUntilTheFileChanges()
     {
         var schedule = AgentPolicy.defaults().notParsed();
