@@ -20,8 +20,9 @@ import java.util.SplittableRandom;
  * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
  * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. That is
  * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. An early write
- * undone at once shows the writer was not gone: the quiet it takes doubles for the rest of the fight, so that a writer
- * rewriting its file a moment after every undo is not written against at its own pace. As many reverts in a row that
+ * undone at once shows the writer was not gone: the quiet it takes doubles, so that a writer rewriting its file a
+ * moment after every undo is not written against at its own pace, until the fight ends or the writer is seen changing
+ * the file for longer after an undo than that quiet (a storm, which may end at any time). As many reverts in a row that
  * are not quick as it takes quick ones to start a fight end it: that writer rewrites its file now and then, which is
  * no fight.
  */
@@ -139,7 +140,13 @@ final class WrittenFile
             wroteEarly = false;
         }
         else if (written) {
-            rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
+            // Any change seen after the undo's own wake-up: a writer that only undoes ours changes the file once per
+            // write of ours, and one taken for a rewriter wrongly costs no more than the back-off, as its early writes
+            // double their quiet. A storm that undoes our early write and ends a moment later is followed at once.
+            rewriting |= now - undoneAt.getAsLong() > 0;
+            // Still changing the file longer after the undo than the quiet it is given: it acts on its own time, not in
+            // answer to our writes (a storm), and its quiet, once it comes, is trusted afresh.
+            earlyUndone = now - undoneAt.getAsLong() > quiet().toNanos() ? 0 : earlyUndone;
         }
         changedAt = now;
     }

@@ -117,13 +117,7 @@ class WrittenFileTest
     @Test
     void eachEarlyWriteUndoneAtOnceDoublesTheQuietTheNextTakesUntilTheFightEnds()
     {
-        long now = fight();
-        // Every write of ours undone at once until the back-off is at its cap, 60 s: the early writes fall well inside it.
-        for (Duration backoff = Duration.ofSeconds(1); backoff.compareTo(Duration.ofSeconds(60)) < 0; ) {
-            long next = now + backoff.toNanos();
-            backoff = undoneAndWrittenAgain(now, 10, next).orElseThrow();
-            now = next;
-        }
+        long now = fightAtTheCap();
         Duration quiet = FightPolicy.defaults().quiet();
         for (int cycle = 1; cycle <= 4; cycle++) {
             file.changedByAnother(now + 10 * MS);
@@ -142,6 +136,45 @@ class WrittenFileTest
         assertThat(file.quiet()).isEqualTo(Duration.ofSeconds(16));
         file.fightOver();
         assertThat(file.quiet()).as("a new fight starts afresh").isEqualTo(FightPolicy.defaults().quiet());
+    }
+
+    /** A storm of its own rewrites undoes an early write too; once it is seen going on past the quiet, its end is trusted afresh. */
+    @Test
+    void aWriterSeenChangingTheFileLongerAfterTheUndoThanItsQuietIsGivenTheFirstQuietAgain()
+    {
+        long now = fight();
+        file.changedByAnother(now + 10 * MS);
+        file.changedByAnother(now + 500 * MS);
+        now += 1500 * MS;
+        file.wrote(Optional.of(OURS), true, true, now);
+        file.changedByAnother(now + 5 * MS);
+        assertThat(file.quiet()).isEqualTo(Duration.ofSeconds(2));
+        for (long at = 100; at <= 2000; at += 100) {
+            file.changedByAnother(now + at * MS);
+        }
+        assertThat(file.quiet()).as("changes 2 s after the undo").isEqualTo(Duration.ofSeconds(2));
+        file.changedByAnother(now + 2100 * MS);
+        assertThat(file.quiet()).as("changes 2.1 s after the undo").isEqualTo(FightPolicy.defaults().quiet());
+    }
+
+    /**
+     * A storm of its own rewrites undoes an early write at once and ends a tenth of a second later: it rewrote the file
+     * after the undo, so its quiet earns the next early write, not the back-off's end (up to a minute away).
+     */
+    @Test
+    void aStormThatEndsAMomentAfterUndoingAnEarlyWriteEarnsTheNext()
+    {
+        long now = fightAtTheCap();
+        file.changedByAnother(now + 10 * MS);
+        file.changedByAnother(now + 500 * MS);
+        now += 1500 * MS;
+        assertThat(file.mayWrite(now)).isEqualTo(WrittenFile.Write.EARLY);
+        file.wrote(Optional.of(OURS), true, true, now);
+        file.changedByAnother(now + 5 * MS);
+        file.changedByAnother(now + 100 * MS);
+        assertThat(file.mayWrite(now + 2099 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
+        assertThat(file.mayWrite(now + 2100 * MS)).as("2 s after its last change, inside a back-off of %s", file.backoff())
+                .isEqualTo(WrittenFile.Write.EARLY);
     }
 
     @Test
@@ -177,6 +210,18 @@ class WrittenFileTest
 
         file.retryAfresh(false);
         assertThat(file.notPatched(false, schedule, now)).contains(new WrittenFile.Retry(Optional.of(Duration.ofMillis(25)), 1));
+    }
+
+    /** @return when our last write was: every one undone at once until the back-off is at its cap, 60 s, so that early writes fall well inside it */
+    private long fightAtTheCap()
+    {
+        long now = fight();
+        for (Duration backoff = Duration.ofSeconds(1); backoff.compareTo(Duration.ofSeconds(60)) < 0; ) {
+            long next = now + backoff.toNanos();
+            backoff = undoneAndWrittenAgain(now, 10, next).orElseThrow();
+            now = next;
+        }
+        return now;
     }
 
     /** @return when the fight started: five quick reverts a tenth of a second apart */
