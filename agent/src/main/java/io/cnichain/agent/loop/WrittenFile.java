@@ -18,13 +18,13 @@ import java.util.SplittableRandom;
  *
  * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does: each
  * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
- * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. That is
- * decided anew after each write of ours, so a writer that only undoes ours waits out every back-off. An early write
- * undone at once shows the writer was not gone: the quiet it takes doubles, so that a writer rewriting its file a
- * moment after every undo is not written against at its own pace, until the fight ends or the writer is seen changing
- * the file for longer after an undo than that quiet (a storm, which may end at any time). As many reverts in a row that
- * are not quick as it takes quick ones to start a fight end it: that writer rewrites its file now and then, which is
- * no fight.
+ * after undoing ours may be gone once it leaves the file alone: one write then, before the back-off ends. Once seen,
+ * it stays such a writer for the rest of the fight: a storm may end right after undoing our write, when nothing more
+ * is seen of it. An early write undone at once shows the writer was not gone: the quiet the next one takes doubles, so
+ * that a writer that only answers our writes is written against at a pace that falls to the back-off's, until the
+ * fight ends or the writer is seen changing the file for longer after an undo than that quiet (a storm, which may end
+ * at any time). As many reverts in a row that are not quick as it takes quick ones to start a fight end it: that
+ * writer rewrites its file now and then, which is no fight.
  */
 final class WrittenFile
 {
@@ -46,7 +46,7 @@ final class WrittenFile
     private long wroteAt;
     private OptionalLong undoneAt = OptionalLong.empty();
     private long changedAt;
-    /** Whether the other writer changed the file again after undoing our write. */
+    /** Whether the other writer changed the file again after undoing a write of ours, in this fight. */
     private boolean rewriting;
     private boolean wroteEarly;
     /** Early writes undone at once in this fight: each doubles the quiet the next one takes. */
@@ -128,7 +128,6 @@ final class WrittenFile
     void keptOurEntry()
     {
         undoneAt = OptionalLong.empty();
-        rewriting = false;
         seen = Optional.empty();
     }
 
@@ -208,6 +207,7 @@ final class WrittenFile
     void fightOver()
     {
         fight.reset();
+        rewriting = false;
         earlyUndone = 0;
         quickReverts.clear();
         slowReverts = 0;
