@@ -29,6 +29,11 @@ class LoopFightTest
             new FightPolicy(Duration.ofMillis(100), 3, Duration.ofSeconds(10), RunningLoop.backoff(150, 300, 0, 150), Duration.ofMillis(100)),
             RunningLoop.FAST.stuckAfter());
 
+    /** The agent's own fight policy in seconds (a back-off from 1 s to 60 s, a quiet of 1 s), on the loop's manual clock. */
+    static final AgentPolicy SECONDS_FIGHTS = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
+            new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
+            RunningLoop.FAST.stuckAfter());
+
     static final String FIGHT = "another writer keeps undoing our entry in /etc/cni/net.d/05-cilium.conflist; backing off ";
 
     @Test
@@ -372,12 +377,9 @@ class LoopFightTest
     void oneRewriteOfItsOwnMidFightEarnsEarlyWritesEachWaitingTwiceAsLong(TestNode node)
             throws Exception
     {
-        AgentPolicy policy = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
-                new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
-                RunningLoop.FAST.stuckAfter());
         Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
         String original = node.read("05-cilium.conflist");
-        try (RunningLoop loop = RunningLoop.start(node, policy, new LoopTestAdapter())) {
+        try (RunningLoop loop = RunningLoop.start(node, SECONDS_FIGHTS, new LoopTestAdapter())) {
             loop.awaitPatched(file);
             AtomicBoolean fighting = new AtomicBoolean(true);
             Thread other = undoingAtOnce(node, file, original, fighting);
@@ -433,12 +435,9 @@ class LoopFightTest
     void aWriterThatResyncsAfterEveryUndoIsNotWrittenAgainstAtItsOwnPace(TestNode node)
             throws Exception
     {
-        AgentPolicy policy = new AgentPolicy(RunningLoop.FAST.notParsed(), RunningLoop.FAST.refusedWrite(),
-                new FightPolicy(Duration.ofMillis(250), 3, Duration.ofSeconds(30), RunningLoop.backoff(1000, 60_000, 0, 10_000), Duration.ofSeconds(1)),
-                RunningLoop.FAST.stuckAfter());
         Path file = node.write("05-cilium.conflist", TestNode.CILIUM);
         String original = node.read("05-cilium.conflist");
-        try (RunningLoop loop = RunningLoop.start(node, policy, new LoopTestAdapter())) {
+        try (RunningLoop loop = RunningLoop.start(node, SECONDS_FIGHTS, new LoopTestAdapter())) {
             loop.awaitPatched(file);
             AtomicBoolean fighting = new AtomicBoolean(true);
             Thread other = undoingAtOnce(node, file, original, fighting);

@@ -149,12 +149,7 @@ class WrittenFileTest
     @Test
     void aWriterSeenChangingTheFileLongerAfterTheUndoThanItsQuietIsGivenTheFirstQuietAgain()
     {
-        long now = fight();
-        file.changedByAnother(now + 10 * MS);
-        file.changedByAnother(now + 500 * MS);
-        now += 1500 * MS;
-        file.wrote(Optional.of(OURS), true, true, now);
-        file.changedByAnother(now + 5 * MS);
+        long now = earlyWriteUndoneAtOnce(fightAtTheCap());
         assertThat(file.quiet()).isEqualTo(Duration.ofSeconds(2));
         for (long at = 100; at <= 2000; at += 100) {
             file.changedByAnother(now + at * MS);
@@ -171,13 +166,7 @@ class WrittenFileTest
     @Test
     void aStormThatEndsAMomentAfterUndoingAnEarlyWriteEarnsTheNext()
     {
-        long now = fightAtTheCap();
-        file.changedByAnother(now + 10 * MS);
-        file.changedByAnother(now + 500 * MS);
-        now += 1500 * MS;
-        assertThat(file.mayWrite(now)).isEqualTo(WrittenFile.Write.EARLY);
-        file.wrote(Optional.of(OURS), true, true, now);
-        file.changedByAnother(now + 5 * MS);
+        long now = earlyWriteUndoneAtOnce(fightAtTheCap());
         file.changedByAnother(now + 100 * MS);
         assertThat(file.mayWrite(now + 2099 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
         assertThat(file.mayWrite(now + 2100 * MS)).as("2 s after its last change, inside a back-off of %s", file.backoff())
@@ -217,6 +206,21 @@ class WrittenFileTest
 
         file.retryAfresh(false);
         assertThat(file.notPatched(false, schedule, now)).contains(new WrittenFile.Retry(Optional.of(Duration.ofMillis(25)), 1));
+    }
+
+    /**
+     * The writer undoes our write of {@code now} at once, rewrites its file half a second later, then leaves it alone:
+     * our early write after the quiet of 1 s is undone at once too. @return when that early write was
+     */
+    private long earlyWriteUndoneAtOnce(long now)
+    {
+        file.changedByAnother(now + 10 * MS);
+        file.changedByAnother(now + 500 * MS);
+        long early = now + 1500 * MS;
+        assertThat(file.mayWrite(early)).isEqualTo(WrittenFile.Write.EARLY);
+        file.wrote(Optional.of(OURS), true, true, early);
+        file.changedByAnother(early + 5 * MS);
+        return early;
     }
 
     /** @return when our last write was: every one undone at once until the back-off is at its cap, 60 s, so that early writes fall well inside it */
