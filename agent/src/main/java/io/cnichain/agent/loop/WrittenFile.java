@@ -139,10 +139,7 @@ final class WrittenFile
             wroteEarly = false;
         }
         else if (written) {
-            // Any change seen after the undo's own wake-up: a writer that only undoes ours changes the file once per
-            // write of ours, and one taken for a rewriter wrongly costs no more than the back-off, as its early writes
-            // double their quiet. A storm that undoes our early write and ends a moment later is followed at once.
-            rewriting |= now - undoneAt.getAsLong() > 0;
+            rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
             // Still changing the file longer after the undo than the quiet it is given: it acts on its own time, not in
             // answer to our writes (a storm), and its quiet, once it comes, is trusted afresh.
             earlyUndone = now - undoneAt.getAsLong() > quiet().toNanos() ? 0 : earlyUndone;

@@ -160,8 +160,9 @@ class WrittenFileTest
     }
 
     /**
-     * A storm of its own rewrites undoes an early write at once and ends a tenth of a second later: it rewrote the file
-     * after the undo, so its quiet earns the next early write, not the back-off's end (up to a minute away).
+     * A storm of its own rewrites undoes an early write at once and ends a tenth of a second later, too soon to be seen
+     * rewriting again: it was seen so earlier in the fight, and its quiet earns the next early write, not the back-off's
+     * end (up to a minute away).
      */
     @Test
     void aStormThatEndsAMomentAfterUndoingAnEarlyWriteEarnsTheNext()
