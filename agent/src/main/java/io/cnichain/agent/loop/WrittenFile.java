@@ -166,7 +166,9 @@ final class WrittenFile
         if (!backingOff(now)) {
             return Write.NOW;
         }
-        return rewriting && now - changedAt >= quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
+        // Since our last write too: one undone unseen (a watch that lost its events) earns no second write at the next pass.
+        long quietSince = changedAt - wroteAt > 0 ? changedAt : wroteAt;
+        return rewriting && now - quietSince >= quiet().toNanos() ? Write.EARLY : Write.NOT_YET;
     }
 
     /** How long a writer that rewrites the file on its own must have left it alone for an early write. */

@@ -174,6 +174,20 @@ class WrittenFileTest
                 .isEqualTo(WrittenFile.Write.EARLY);
     }
 
+    /** A directory swap loses the events of the early write's undo: the passes that follow for other reasons write no more until the quiet. */
+    @Test
+    void anEarlyWriteUndoneUnseenEarnsNoOtherBeforeTheQuietSinceIt()
+    {
+        long now = fightAtTheCap();
+        file.changedByAnother(now + 10 * MS);
+        file.changedByAnother(now + 500 * MS);
+        long early = now + 1500 * MS;
+        file.wrote(Optional.of(OURS), true, true, early);
+        assertThat(file.mayWrite(early + 5 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
+        assertThat(file.mayWrite(early + 999 * MS)).isEqualTo(WrittenFile.Write.NOT_YET);
+        assertThat(file.mayWrite(early + 1000 * MS)).isEqualTo(WrittenFile.Write.EARLY);
+    }
+
     @Test
     void anEarlyWriteThatEndsTheFightStartsNoCountForTheNext()
     {
