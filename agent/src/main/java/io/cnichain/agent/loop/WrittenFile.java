@@ -49,8 +49,9 @@ final class WrittenFile
     /** Whether the other writer changed the file again after undoing a write of ours, in this fight. */
     private boolean rewriting;
     private boolean wroteEarly;
-    /** Early writes undone at once in this fight: each doubles the quiet the next one takes. */
-    private int earlyUndone;
+    /** Stepped by each early write undone at once in this fight: the quiet the next one takes, doubled. */
+    private final Backoff earlyUndone;
+    private Duration quiet;
     /** Since it was undone, so that a look tells a change no event told. */
     private Optional<Identity> seen = Optional.empty();
     private long lookedAt;
@@ -68,6 +69,11 @@ final class WrittenFile
     {
         this.policy = policy;
         this.fight = new Backoff(policy.backoff(), new SplittableRandom());
+        // Capped where no early write could come before the back-off's own.
+        Duration doubled = policy.quiet().multipliedBy(2);
+        this.earlyUndone = new Backoff(new Backoff.Policy(doubled, policy.backoff().cap().compareTo(doubled) > 0 ? policy.backoff().cap() : doubled, 0, 0,
+                Duration.ZERO), new SplittableRandom());
+        this.quiet = policy.quiet();
     }
 
     boolean written()
@@ -135,14 +141,18 @@ final class WrittenFile
     {
         if (written && undoneAt.isEmpty()) {
             undoneAt = OptionalLong.of(now);
-            earlyUndone += wroteEarly && now - wroteAt <= policy.quickRevert().toNanos() ? 1 : 0;
+            if (wroteEarly && now - wroteAt <= policy.quickRevert().toNanos()) {
+                quiet = earlyUndone.failed(now).orElseThrow();
+            }
             wroteEarly = false;
         }
         else if (written) {
             rewriting |= now - undoneAt.getAsLong() > policy.quickRevert().toNanos();
             // Still changing the file longer after the undo than the quiet it is given: it acts on its own time, not in
             // answer to our writes (a storm), and its quiet, once it comes, is trusted afresh.
-            earlyUndone = now - undoneAt.getAsLong() > quiet().toNanos() ? 0 : earlyUndone;
+            if (now - undoneAt.getAsLong() > quiet.toNanos()) {
+                quietAfresh();
+            }
         }
         changedAt = now;
     }
@@ -174,7 +184,13 @@ final class WrittenFile
     /** How long a writer that rewrites the file on its own must have left it alone for an early write. */
     Duration quiet()
     {
-        return policy.quiet().multipliedBy(1L << Math.min(earlyUndone, 20));
+        return quiet;
+    }
+
+    private void quietAfresh()
+    {
+        earlyUndone.reset();
+        quiet = policy.quiet();
     }
 
     boolean backingOff(long now)
@@ -207,7 +223,7 @@ final class WrittenFile
     {
         fight.reset();
         rewriting = false;
-        earlyUndone = 0;
+        quietAfresh();
         quickReverts.clear();
         slowReverts = 0;
     }
