@@ -69,8 +69,9 @@ final class WrittenFile
     {
         this.policy = policy;
         this.fight = new Backoff(policy.backoff(), new SplittableRandom());
-        // Capped where no early write could come before the back-off's own.
-        Duration doubled = policy.quiet().multipliedBy(2);
+        // Capped where no early write could come before the back-off's own. Not multipliedBy, which takes BigDecimal
+        // onto the agent's start path (StartPathTest).
+        Duration doubled = Duration.ofNanos(policy.quiet().toNanos() * 2);
         this.earlyUndone = new Backoff(new Backoff.Policy(doubled, policy.backoff().cap().compareTo(doubled) > 0 ? policy.backoff().cap() : doubled, 0, 0,
                 Duration.ZERO), new SplittableRandom());
         this.quiet = policy.quiet();
