@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 final class EventIntake
 {
     private static final Logger log = LoggerFactory.getLogger(EventIntake.class);
+    private static final long STORM_GAP_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     @FunctionalInterface
     interface Opener
@@ -45,6 +46,8 @@ final class EventIntake
     private WatchService service;
     private boolean closed;
     private boolean hadNone;
+    /** The last overflow: a storm is warned of once, not at each overflow. */
+    private OptionalLong overflowAt = OptionalLong.empty();
 
     EventIntake(Opener opener, AgentMetrics metrics, Clock clock)
     {
@@ -169,13 +172,26 @@ final class EventIntake
             log.info("{} appeared; watching again and rescanning", appeared);
         }
         if (overflow) {
-            log.warn("More events arrived at once than the watch queue holds (overflow); rescanning everything");
+            sayOverflow(woke);
             // The events lost may have told of a watched directory replaced: each is checked by its identity now.
             for (DirectoryWatches.Repair repair : watches.verify(directory -> true).repairs()) {
                 log.warn("{} {}; watching it again", repair.directory(), repair.why());
             }
         }
         return new Batch(woke, events, !invalidated.isEmpty() || overflow || !replaced.isEmpty() || !appeared.isEmpty());
+    }
+
+    /** An overflow within {@link #STORM_GAP_NANOS} of the one before belongs to the same storm, which was warned of. */
+    private void sayOverflow(long now)
+    {
+        boolean sameStorm = overflowAt.isPresent() && now - overflowAt.getAsLong() < STORM_GAP_NANOS;
+        overflowAt = OptionalLong.of(now);
+        if (sameStorm) {
+            log.debug("Another overflow of the storm warned of; rescanning everything");
+            return;
+        }
+        log.warn("More events arrived at once than the watch queue holds (overflow); rescanning everything. Overflows less than {} s apart "
+                + "are this one's storm, at debug; cnichain_events_total{kind=\"overflow\"} counts each", STORM_GAP_NANOS / 1_000_000_000L);
     }
 
     /** @param kind never {@link EventKind#OVERFLOW}: that is the batch's */

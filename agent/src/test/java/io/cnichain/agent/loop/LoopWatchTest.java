@@ -251,6 +251,26 @@ class LoopWatchTest
         }
     }
 
+    /** A storm overflows the queue again and again: warned of once, and again only for an overflow a minute after the last. */
+    @Test
+    void aStormOfOverflowsIsWarnedOfOnce(TestNode node)
+            throws Exception
+    {
+        Path file = node.write("10-calico.conflist", TestNode.CALICO);
+        String warning = "WARN More events arrived at once than the watch queue holds (overflow)";
+        try (RunningLoop loop = RunningLoop.start(node)) {
+            loop.awaitPatched(file);
+            loop.overflowHiding(() -> { });
+            loop.advance(Duration.ofSeconds(59));
+            loop.overflowHiding(() -> { });
+            assertThat(loop.count(warning)).isEqualTo(1);
+            assertThat(loop.count("DEBUG Another overflow of the storm warned of")).isPositive();
+            loop.advance(Duration.ofSeconds(60));
+            loop.overflowHiding(() -> { });
+            assertThat(loop.count(warning)).isEqualTo(2);
+        }
+    }
+
     @Test
     void theConfDirDeletedAndRecreatedIsWatchedAgain(TestNode node)
             throws Exception

@@ -227,7 +227,7 @@ final class RunningLoop
 
     /**
      * Holds the loop at the end of its next pass, so that nothing takes the events meanwhile; writes 600 files into the
-     * conf dir, more than a watch key holds, then makes {@code change}, whose events the overflow drops; lets the loop
+     * conf dir (new ones at each call), more than a watch key holds, then makes {@code change}, whose events the overflow drops; lets the loop
      * go, and waits for it to say so.
      */
     void overflowHiding(Change change)
@@ -245,14 +245,15 @@ final class RunningLoop
                 }
             }
         });
+        long overflows = count("overflow");
         node.write("notes.txt", "not a configuration, but looked at");
         await(() -> !hold.get(), () -> "no pass began");
         for (int i = 0; i < 600; i++) {
-            Files.writeString(node.conf(".scratch-" + i + ".tmp"), "");
+            Files.writeString(node.conf(".scratch-" + overflows + "-" + i + ".tmp"), "");
         }
         change.make();
         release.countDown();
-        awaitLog("overflow");
+        awaitCount("overflow", overflows + 1);
     }
 
     /** Whether the loop's thread still runs. */
