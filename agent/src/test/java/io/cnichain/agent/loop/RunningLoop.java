@@ -342,6 +342,7 @@ final class RunningLoop
                 long started = status.wakeUpsStarted();
                 await(() -> status.wakeUpsDone() >= started, () -> "the wake-up that saw " + file + " never ended");
             }
+            long overflowsBefore = count("overflow");
             try {
                 Files.delete(file);
             }
@@ -349,6 +350,11 @@ final class RunningLoop
                 throw new UncheckedIOException(e);
             }
             if (seen) {
+                // The deletion wakes the loop too: dealt with before this returns, or that wake-up, its time read before
+                // the test moves the clock, could take in the test's next change as seen at the old time.
+                await(() -> count(line) > 1 || count("overflow") > overflowsBefore, () -> "expected the deletion of " + file + " to be seen");
+                long started = status.wakeUpsStarted();
+                await(() -> status.wakeUpsDone() >= started, () -> "the wake-up that saw " + file + " deleted never ended");
                 if (checkInvariant) {
                     checkInvariantAtRest("after a barrier");
                 }
