@@ -104,7 +104,21 @@ final class TargetReads
             return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.TOO_LARGE, target + ": " + e.getMessage()));
         }
         catch (CniConfigParser.InvalidConfigException e) {
-            return new Loaded(Optional.of(bytes), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
+            // Its bytes are kept only for an older libcni that loads it: those of files nothing loads, up to maxConfigBytes
+            // each and as many as the conf dir holds, would fill the agent's heap.
+            Optional<byte[]> kept = loadsUnderOlder(loadName, bytes) ? Optional.of(bytes) : Optional.empty();
+            return new Loaded(kept, Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
+        }
+    }
+
+    private static boolean loadsUnderOlder(String loadName, byte[] bytes)
+    {
+        try {
+            CniConfigParser.parse(loadName, bytes, LibcniGeneration.V1_1);
+            return true;
+        }
+        catch (CniConfigParser.InvalidConfigException e) {
+            return false;
         }
     }
 

@@ -151,6 +151,27 @@ class NodeScannerTest
     }
 
     /** The first plugin type of the entry as the snapshot parses it, or the parse error. */
+    /**
+     * A file no libcni loads keeps none of its bytes from one pass to the next: as many as the conf dir holds, each up to
+     * maxConfigBytes, would fill the agent's heap. One that only an older libcni loads keeps them, to be read its way.
+     */
+    @Test
+    void theBytesOfAFileNoLibcniLoadsAreNotKept()
+    {
+        node.write("01-nameless.conflist", "{\"cniVersion\":\"0.4.0\",\"plugins\":[{\"type\":\"bridge\"}]}");
+        node.write("02-older.conflist", "{\"cniVersion\":\"0.4.0\",\"name\":\"net\",\"cniVersions\":[\"1.x\"],\"plugins\":[{\"type\":\"bridge\"}]}");
+        for (NodeSnapshot snapshot : List.of(scanner.snapshot(), scanner.snapshot())) {
+            ConfigEntry nameless = snapshot.entry("01-nameless.conflist").orElseThrow();
+            assertThat(snapshot.parse(nameless).isValid()).isFalse();
+            assertThat(snapshot.load(nameless).bytes()).isEmpty();
+            assertThat(snapshot.loadsUnder(nameless, LibcniGeneration.V1_1)).isFalse();
+            ConfigEntry older = snapshot.entry("02-older.conflist").orElseThrow();
+            assertThat(snapshot.parse(older).isValid()).isFalse();
+            assertThat(snapshot.loadsUnder(older, LibcniGeneration.V1_1)).isTrue();
+            assertThat(snapshot.effectiveConfig(LibcniGeneration.V1_1).map(ConfigEntry::name)).contains("02-older.conflist");
+        }
+    }
+
     private static String type(NodeSnapshot snapshot, String name)
     {
         ParseResult result = snapshot.parse(snapshot.entry(name).orElseThrow());
