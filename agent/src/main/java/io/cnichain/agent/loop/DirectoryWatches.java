@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 /**
  * The directories the agent watches (paths as the agent sees them) on one {@link WatchService}: inotify, which neither
@@ -364,8 +363,13 @@ final class DirectoryWatches
 
     private Set<Path> where(Predicate<WatchedDirectory> test)
     {
-        return entries.entrySet().stream().filter(entry -> test.test(entry.getValue())).map(Map.Entry::getKey)
-                .collect(Collectors.toCollection(LinkedHashSet::new));
+        Set<Path> found = new LinkedHashSet<>();
+        entries.forEach((directory, entry) -> {
+            if (test.test(entry)) {
+                found.add(directory);
+            }
+        });
+        return found;
     }
 
     private void register(Path directory)

@@ -9,10 +9,10 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /** Tells our own write coming back from another writer's change, for every configuration file a wake-up reported. */
 final class EchoFilter
@@ -70,8 +70,13 @@ final class EchoFilter
     /** Files the runtime loads through a link of the conf dir (OCI's {@code 10-oci.conflist-current}), not by their own name. */
     private static Set<Path> loadedThroughLinks(NodeSnapshot snapshot)
     {
-        return snapshot.entries().stream().filter(entry -> entry.runtimeLoadable() && entry.isSymlink()).flatMap(entry -> entry.resolvedFile().stream())
-                .collect(Collectors.toSet());
+        Set<Path> files = new HashSet<>();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (entry.runtimeLoadable() && entry.isSymlink()) {
+                entry.resolvedFile().ifPresent(files::add);
+            }
+        }
+        return files;
     }
 
     private void summarize(long nowNanos)

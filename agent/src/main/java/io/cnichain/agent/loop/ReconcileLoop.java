@@ -120,7 +120,11 @@ final class ReconcileLoop
         // began after its end. Asked now, a back-off that ended since (the pass took that long) is no deadline, and the
         // write it held back waits for an event.
         set(Job.FILES, files.nextDue(lastWokeNanos));
-        EventIntake.Batch batch = intake.next(deadlines.values().stream().mapToLong(Long::longValue).reduce((a, b) -> a - b <= 0 ? a : b));
+        OptionalLong earliest = OptionalLong.empty();
+        for (long deadline : deadlines.values()) {
+            earliest = WrittenFile.earlier(earliest, deadline);
+        }
+        EventIntake.Batch batch = intake.next(earliest);
         status.wakeUpStarted();
         PassRequest request = new PassRequest(batch.wokeNanos());
         if (batch.rescan()) {

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -181,14 +182,13 @@ final class LibcniRules
      */
     static boolean foldsTo(String key, String field)
     {
-        int[] points = key.codePoints().toArray();
-        if (points.length != field.length()) {
+        if (key.codePointCount(0, key.length()) != field.length()) {
             return false;
         }
-        for (int i = 0; i < points.length; i++) {
+        for (int i = 0, at = 0; i < field.length(); i++, at += Character.charCount(key.codePointAt(at))) {
             char wanted = field.charAt(i);
             char lower = Character.toLowerCase(wanted);
-            int point = points[i];
+            int point = key.codePointAt(at);
             boolean letter = lower >= 'a' && lower <= 'z';
             boolean folds = point == wanted || letter && (point == lower || point == Character.toUpperCase(lower))
                     || lower == 'k' && point == 0x212A || lower == 's' && point == 0x017F;
@@ -405,6 +405,12 @@ final class LibcniRules
             "prevResult", Check.object(),
             "cni.dev/valid-attachments", Check.structArray(Map.of("containerID", Check.string(), "ifname", Check.string())));
 
-    private static final Map<String, Check> PLUGIN_FIELDS_1_1 = PLUGIN_FIELDS.entrySet().stream().filter(field -> !field.getKey().equals("cni.dev/valid-attachments"))
-            .collect(java.util.stream.Collectors.toUnmodifiableMap(Map.Entry::getKey, Map.Entry::getValue));
+    private static final Map<String, Check> PLUGIN_FIELDS_1_1 = without(PLUGIN_FIELDS, "cni.dev/valid-attachments");
+
+    private static Map<String, Check> without(Map<String, Check> fields, String name)
+    {
+        Map<String, Check> rest = new HashMap<>(fields);
+        rest.remove(name);
+        return Map.copyOf(rest);
+    }
 }

@@ -155,11 +155,6 @@ public final class BinaryInstaller
     }
 
     /**
-     * @return the record of an earlier install: each binary's name and the SHA-256 of the bytes it copied, lines that
-     *         are not well formed (or name anything but a plain file of the bin dir) left out
-     * @throws IOException when it exists but cannot be read
-     */
-    /**
      * A file of the bin dir, which others write: read without following a link or blocking, and no more than one byte
      * past {@code limit} (more than that equals nothing we wrote).
      *
@@ -174,6 +169,14 @@ public final class BinaryInstaller
         catch (NoSuchFileException | FileSystemCalls.NotRegularFile e) {
             return Optional.empty();
         }
+    }
+
+    /** Whether a file of the bin dir is a regular file that holds these bytes, no more, no less. */
+    private static boolean holds(Path file, byte[] bytes)
+            throws IOException
+    {
+        Optional<byte[]> present = readRegular(file, bytes.length);
+        return present.isPresent() && Arrays.equals(bytes, present.get());
     }
 
     /** Streamed, however large the file; opened without following a link, and hashed only while it is a regular file. */
@@ -193,6 +196,11 @@ public final class BinaryInstaller
         }
     }
 
+    /**
+     * @return the record of an earlier install: each binary's name and the SHA-256 of the bytes it copied, lines that
+     *         are not well formed (or name anything but a plain file of the bin dir) left out
+     * @throws IOException when it exists but cannot be read
+     */
     private static Map<String, String> readRecord(Path target)
             throws IOException
     {
@@ -201,7 +209,7 @@ public final class BinaryInstaller
         if (record.isEmpty()) {
             return entries;
         }
-        for (String line : new String(record.get(), StandardCharsets.UTF_8).lines().toList()) {
+        for (String line : new String(record.get(), StandardCharsets.UTF_8).split("\n")) {
             String[] fields = line.split("  ", 2);
             if (!line.startsWith("#") && fields.length == 2 && fields[0].matches("[0-9a-f]{64}") && !fields[1].isEmpty() && !fields[1].contains("/")
                     && !fields[1].startsWith(".")) {
@@ -255,7 +263,7 @@ public final class BinaryInstaller
         byte[] bytes = record.toString().getBytes(StandardCharsets.UTF_8);
         Path file = target.resolve(RECORD);
         try {
-            if (readRegular(file, bytes.length).filter(present -> Arrays.equals(bytes, present)).isPresent()) {
+            if (holds(file, bytes)) {
                 return;
             }
             writer.write(file, binDir.resolve(RECORD), bytes, AtomicFileWriter.FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
@@ -306,7 +314,7 @@ public final class BinaryInstaller
             }
             try {
                 byte[] copied = Files.readAllBytes(source);
-                if (readRegular(destination, copied.length).filter(present -> Arrays.equals(copied, present)).isPresent()) {
+                if (holds(destination, copied)) {
                     handled.add(source.getFileName().toString());
                     writer.delete(destination, binDir.resolve(source.getFileName()));
                     removed.add(binDir.resolve(source.getFileName()));
