@@ -151,7 +151,8 @@ public final class NodeSnapshot
      * parsed, when it is, from these same bytes (the agent compares them with its last write, then decides from them).
      *
      * @param entry an entry
-     * @return the content; empty when the entry does not resolve to a file that can be read
+     * @return the content; empty when the entry does not resolve to a file that can be read, or to one read already that
+     *         no libcni loads (whose bytes are not kept)
      */
     public Optional<byte[]> contentOf(ConfigEntry entry)
     {
@@ -229,19 +230,10 @@ public final class NodeSnapshot
     public boolean loadsUnder(ConfigEntry entry, LibcniGeneration generation)
     {
         Loaded loaded = load(entry);
-        if (loaded.bytes().isEmpty()) {
-            return false;
-        }
         if (generation == LibcniGeneration.V1_3) {
             return loaded.result().isValid() && dropIns(entry).failure().isEmpty();
         }
-        try {
-            CniConfigParser.parse(entry.name(), loaded.bytes().get(), generation);
-            return true;
-        }
-        catch (CniConfigParser.InvalidConfigException e) {
-            return false;
-        }
+        return loaded.olderLoads();
     }
 
     /**
@@ -294,9 +286,10 @@ public final class NodeSnapshot
     /**
      * What reading an entry's target gave.
      *
-     * @param bytes  the content, when it could be read
-     * @param config the parsed configuration, when it is valid
-     * @param result the result adapters see
+     * @param bytes      the content, when it is valid (a file we never patch keeps none)
+     * @param config     the parsed configuration, when it is valid
+     * @param result     the result adapters see
+     * @param olderLoads whether {@link LibcniGeneration#V1_1} loads it, decided when it was read
      */
-    public record Loaded(Optional<byte[]> bytes, Optional<LoadedConfig> config, ParseResult result) {}
+    public record Loaded(Optional<byte[]> bytes, Optional<LoadedConfig> config, ParseResult result, boolean olderLoads) {}
 }

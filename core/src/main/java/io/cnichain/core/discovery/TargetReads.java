@@ -54,7 +54,7 @@ final class TargetReads
         }
         if (readable.isEmpty()) {
             return new Loaded(Optional.empty(), Optional.empty(),
-                    new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()));
+                    new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()), false);
         }
         Path target = readable.get();
         String loadName = loadName(entry, target);
@@ -94,20 +94,21 @@ final class TargetReads
         }
         catch (CniChainException e) {
             ParseResult.Reason reason = e.code() == ErrorCode.TOO_LARGE ? ParseResult.Reason.TOO_LARGE : ParseResult.Reason.UNREADABLE;
-            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(reason, e.getMessage()));
+            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(reason, e.getMessage()), false);
         }
         try {
             LoadedConfig config = CniConfigParser.parse(loadName, bytes);
-            return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()));
+            return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()), loadsUnderOlder(loadName, bytes));
         }
         catch (CniConfigParser.TooComplex e) {
-            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.TOO_LARGE, target + ": " + e.getMessage()));
+            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.TOO_LARGE, target + ": " + e.getMessage()),
+                    false);
         }
         catch (CniConfigParser.InvalidConfigException e) {
-            // Its bytes are kept only for an older libcni that loads it: those of files nothing loads, up to maxConfigBytes
-            // each and as many as the conf dir holds, would fill the agent's heap.
-            Optional<byte[]> kept = loadsUnderOlder(loadName, bytes) ? Optional.of(bytes) : Optional.empty();
-            return new Loaded(kept, Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()));
+            // Its verdicts only, not its bytes: those of files we never patch, up to maxConfigBytes each and as many as the
+            // conf dir holds, would fill the agent's heap.
+            return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Failed(ParseResult.Reason.INVALID, target + ": " + e.getMessage()),
+                    loadsUnderOlder(loadName, bytes));
         }
     }
 
