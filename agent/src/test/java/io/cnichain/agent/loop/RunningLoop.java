@@ -338,6 +338,7 @@ final class RunningLoop
             if (seen || attempt == 5) {
                 if (!seen) {
                     awaitLog(line);
+                    seen = true;
                 }
                 long started = status.wakeUpsStarted();
                 await(() -> status.wakeUpsDone() >= started, () -> "the wake-up that saw " + file + " never ended");

@@ -209,7 +209,7 @@ public final class BinaryInstaller
         if (record.isEmpty()) {
             return entries;
         }
-        for (String line : new String(record.get(), StandardCharsets.UTF_8).split("\n")) {
+        for (String line : new String(record.get(), StandardCharsets.UTF_8).split("\\R")) {
             String[] fields = line.split("  ", 2);
             if (!line.startsWith("#") && fields.length == 2 && fields[0].matches("[0-9a-f]{64}") && !fields[1].isEmpty() && !fields[1].contains("/")
                     && !fields[1].startsWith(".")) {
