@@ -289,7 +289,8 @@ public final class NodeSnapshot
      * @param bytes      the content, when it is valid (a file we never patch keeps none)
      * @param config     the parsed configuration, when it is valid
      * @param result     the result adapters see
-     * @param olderLoads whether {@link LibcniGeneration#V1_1} loads it, decided when it was read
+     * @param olderLoads whether {@link LibcniGeneration#V1_1} loads it, decided when it was read under a name the runtime
+     *                   loads (false under any other)
      */
     public record Loaded(Optional<byte[]> bytes, Optional<LoadedConfig> config, ParseResult result, boolean olderLoads) {}
 }

@@ -112,8 +112,12 @@ final class TargetReads
         }
     }
 
+    /** Asked only under a name the runtime loads: an adapter looking through thousands of other files pays one parse each. */
     private static boolean loadsUnderOlder(String loadName, byte[] bytes)
     {
+        if (!ConfigNames.isRuntimeLoadable(loadName)) {
+            return false;
+        }
         try {
             CniConfigParser.parse(loadName, bytes, LibcniGeneration.V1_1);
             return true;
