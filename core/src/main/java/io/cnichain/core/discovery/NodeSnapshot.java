@@ -152,7 +152,7 @@ public final class NodeSnapshot
      *
      * @param entry an entry
      * @return the content; empty when the entry does not resolve to a file that can be read, or to one read already that
-     *         no libcni loads (whose bytes are not kept)
+     *         libcni 1.3 refuses (whose bytes are not kept: we never patch it)
      */
     public Optional<byte[]> contentOf(ConfigEntry entry)
     {
