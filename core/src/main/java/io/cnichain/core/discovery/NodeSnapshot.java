@@ -132,7 +132,7 @@ public final class NodeSnapshot
     @Override
     public ParseResult parse(ConfigEntry entry)
     {
-        return load(entry).result();
+        return reads.look(entry).result();
     }
 
     /**
@@ -286,8 +286,9 @@ public final class NodeSnapshot
     /**
      * What reading an entry's target gave.
      *
-     * @param bytes      the content, when it is valid (a file we never patch keeps none)
-     * @param config     the parsed configuration, when it is valid
+     * @param bytes      the content, when it is valid (a file we never patch keeps none; one under a name the runtime
+     *                   does not load keeps none until the engine reads it whole)
+     * @param config     the parsed configuration, when the bytes are kept
      * @param result     the result adapters see
      * @param olderLoads whether {@link LibcniGeneration#V1_1} loads it, decided when it was read under a name the runtime
      *                   loads (false under any other)

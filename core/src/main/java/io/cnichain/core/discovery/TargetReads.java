@@ -16,6 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What one snapshot read and parsed of the files its entries lead to: each file read once and parsed once under each
  * name it is loaded by, so that the engine patches from the very bytes an adapter decided from.
+ *
+ * <p>Of a file under a name the runtime does not load, which adapters look through by the thousand, only the verdict is
+ * kept ({@link #look}): kept whole, as many of them as a conf dir holds, up to maxConfigBytes each, would fill the agent's
+ * heap. The engine reads one whole when it patches it ({@link #load}).
  */
 final class TargetReads
 {
@@ -39,7 +43,26 @@ final class TargetReads
         this.cache = cache;
     }
 
+    /** What the engine patches from: the bytes and tree of a valid file, whatever its name. */
     Loaded load(ConfigEntry entry)
+    {
+        Loaded seen = look(entry);
+        if (!seen.result().isValid() || seen.config().isPresent()) {
+            return seen;
+        }
+        Path target = readable(entry).orElseThrow();
+        LoadKey key = new LoadKey(loadName(entry, target), target);
+        Loaded known = loaded.get(key);
+        if (known != null && known.config().isPresent()) {
+            return known;
+        }
+        Loaded whole = readNow(layout.host().toContainer(target), target, key.loadName(), true);
+        loaded.put(key, whole);
+        return whole;
+    }
+
+    /** What adapters see: the verdict, and the bytes and tree only under a name the runtime loads (see the class comment). */
+    Loaded look(ConfigEntry entry)
     {
         if (cache.isPresent() && !entry.runtimeLoadable() && !entry.isSymlink() && entry.path().getParent().equals(layout.confDir())) {
             // An adapter looking through thousands of other files: one look-up each.
@@ -48,10 +71,7 @@ final class TargetReads
                 return trusted;
             }
         }
-        Optional<Path> readable = entry.resolvedFile();
-        if (readable.isEmpty()) {
-            readable = Optional.ofNullable(readableOnly.get(entry.path()));
-        }
+        Optional<Path> readable = readable(entry);
         if (readable.isEmpty()) {
             return new Loaded(Optional.empty(), Optional.empty(),
                     new ParseResult.Failed(ParseResult.Reason.UNREADABLE, entry.problem().orElseThrow()), false);
@@ -69,6 +89,12 @@ final class TargetReads
         return first != null ? first : read;
     }
 
+    private Optional<Path> readable(ConfigEntry entry)
+    {
+        Optional<Path> resolved = entry.resolvedFile();
+        return resolved.isPresent() ? resolved : Optional.ofNullable(readableOnly.get(entry.path()));
+    }
+
     /** The name a target is parsed under: the one the runtime loads it by (the link's name decides the format). */
     private static String loadName(ConfigEntry entry, Path target)
     {
@@ -78,13 +104,15 @@ final class TargetReads
     private Loaded read(Path target, String loadName)
     {
         Path container = layout.host().toContainer(target);
+        boolean whole = ConfigNames.isRuntimeLoadable(loadName);
         if (cache.isPresent()) {
-            return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName));
+            return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName, whole));
         }
-        return readNow(container, target, loadName);
+        return readNow(container, target, loadName, whole);
     }
 
-    private Loaded readNow(Path container, Path target, String loadName)
+    /** @param whole whether a valid file's bytes and tree are kept, or its verdict only */
+    private Loaded readNow(Path container, Path target, String loadName, boolean whole)
     {
         byte[] bytes = readFirst.get(target);
         try {
@@ -98,6 +126,9 @@ final class TargetReads
         }
         try {
             LoadedConfig config = CniConfigParser.parse(loadName, bytes);
+            if (!whole) {
+                return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Valid(config.summary()), false);
+            }
             return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()), loadsUnderOlder(loadName, bytes));
         }
         catch (CniConfigParser.TooComplex e) {
@@ -134,7 +165,7 @@ final class TargetReads
             return Optional.empty();
         }
         Loaded known = loaded.get(new LoadKey(loadName(entry, target.get()), target.get()));
-        if (known != null) {
+        if (known != null && (known.bytes().isPresent() || !known.result().isValid())) {
             return known.bytes();
         }
         byte[] bytes = readFirst.get(target.get());

@@ -175,6 +175,27 @@ class NodeScannerTest
         }
     }
 
+    @Test
+    void ofAFileUnderANameTheRuntimeDoesNotLoadOnlyTheVerdictIsKeptUntilTheEngineReadsItWhole()
+            throws IOException
+    {
+        Path current = node.write("10-oci.conflist-current", TestNode.OCI);
+        Files.setLastModifiedTime(current, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        byte[] bytes = Files.readAllBytes(current);
+        for (NodeSnapshot snapshot : List.of(scanner.snapshot(), scanner.snapshot())) {
+            ConfigEntry entry = snapshot.entry("10-oci.conflist-current").orElseThrow();
+            Path target = entry.resolvedFile().orElseThrow();
+            assertThat(snapshot.parse(entry).config().orElseThrow().pluginTypes()).containsExactly("oci-ipvlan", "oci-ptp");
+            assertThat(snapshot.loadedAlready(entry.name(), target).flatMap(NodeSnapshot.Loaded::bytes)).isEmpty();
+            assertThat(snapshot.contentOf(entry).orElseThrow()).isEqualTo(bytes);
+            NodeSnapshot.Loaded whole = snapshot.load(entry);
+            assertThat(whole.bytes().orElseThrow()).isEqualTo(bytes);
+            assertThat(whole.config().orElseThrow().summary().pluginTypes()).containsExactly("oci-ipvlan", "oci-ptp");
+            assertThat(snapshot.loadedAlready(entry.name(), target)).containsSame(whole);
+            assertThat(snapshot.load(entry)).isSameAs(whole);
+        }
+    }
+
     /** The first plugin type of the entry as the snapshot parses it, or the parse error. */
 
     private static String type(NodeSnapshot snapshot, String name)

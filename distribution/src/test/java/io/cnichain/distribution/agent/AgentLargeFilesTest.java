@@ -5,6 +5,7 @@ import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 
@@ -13,8 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Files just under maxConfigBytes (1 MiB) in the conf dir, more of them than the launcher's 48 MiB heap holds: the
- * agent, as the chart runs it, reads each, keeps none of the bytes of those it never patches, and patches the
- * runtime's file.
+ * agent, as the chart runs it, reads each, keeps none of the bytes of those it never patches nor of those adapters only
+ * look through, and patches the runtime's file.
  */
 @ExtendWith(TempNodeExtension.class)
 class AgentLargeFilesTest
@@ -31,9 +32,7 @@ class AgentLargeFilesTest
         for (int i = 0; i < FILES; i++) {
             String head = i % 2 == 0 ? "{\"cniVersion\": \"0.4.0\", \"plugins\": [{\"type\": \"bridge\"}], \"padding\": \""
                     : "{\"cniVersion\": \"0.4.0\", \"name\": \"n\", \"disableGC\": \"maybe\", \"plugins\": [{\"type\": \"bridge\"}], \"padding\": \"";
-            byte[] bytes = (head + "x".repeat(SIZE - head.length() - 2) + "\"}").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            assertThat(bytes).hasSize(SIZE);
-            Files.write(node.conf(String.format("00-broken-%02d.conflist", i)), bytes);
+            Files.write(node.conf(String.format("00-broken-%02d.conflist", i)), padded(head));
         }
         node.write("10-calico.conflist", TestNode.CALICO);
         try (AgentProcess agent = AgentProcess.start(node)) {
@@ -45,5 +44,31 @@ class AgentLargeFilesTest
             assertThat(agent.log()).doesNotContain("OutOfMemoryError");
             assertThat(agent.alive()).isTrue();
         }
+    }
+
+    @Test
+    void validFilesOfAlmostAMebibyteEachThatAnAdapterLooksThroughDoNotExhaustTheHeap(TestNode node)
+            throws Exception
+    {
+        node.write("05-cilium.conflist", TestNode.CILIUM);
+        // Valid configurations under a name the runtime does not load: the cilium adapter parses each, looking for
+        // its own file under another extension.
+        for (int i = 0; i < FILES / 2; i++) {
+            Files.write(node.conf(String.format("30-other-%02d.conflist-current", i)),
+                    padded("{\"cniVersion\": \"0.4.0\", \"name\": \"n\", \"plugins\": [{\"type\": \"bridge\"}], \"padding\": \""));
+        }
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            awaitPatched(agent, node.conf("05-cilium.conflist"));
+            assertThat(agent.log()).contains("Using adapter cilium").doesNotContain("OutOfMemoryError").doesNotContain("disabled");
+            assertThat(agent.get("/readyz").status()).isEqualTo(200);
+            assertThat(agent.alive()).isTrue();
+        }
+    }
+
+    private static byte[] padded(String head)
+    {
+        byte[] bytes = (head + "x".repeat(SIZE - head.length() - 2) + "\"}").getBytes(StandardCharsets.US_ASCII);
+        assertThat(bytes).hasSize(SIZE);
+        return bytes;
     }
 }
