@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WrittenFileTest
 {
     static final long MS = 1_000_000;
-    static final FileOutcome.Written OURS = new FileOutcome.Written(Path.of("/etc/cni/net.d/05-cilium.conflist"), "ours".getBytes(StandardCharsets.UTF_8));
+    static final FileOutcome.Written OURS = FileOutcome.Written.of(Path.of("/etc/cni/net.d/05-cilium.conflist"), "ours".getBytes(StandardCharsets.UTF_8));
 
     final WrittenFile file = new WrittenFile(FightPolicy.defaults());
 

@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Of a file under a name the runtime does not load, which adapters look through by the thousand, only the verdict is
  * kept ({@link #look}): kept whole, as many of them as a conf dir holds, up to maxConfigBytes each, would fill the agent's
- * heap. The engine reads one whole when it patches it ({@link #load}).
+ * heap. The engine reads such a file again at each use ({@link #load}), and its write checks, just before the rename,
+ * that the file still holds the bytes it patched.
  */
 final class TargetReads
 {
@@ -50,15 +51,9 @@ final class TargetReads
         if (!seen.result().isValid() || seen.config().isPresent()) {
             return seen;
         }
+        // Read again at each call, never kept: an adapter may name every such file of the conf dir as its own.
         Path target = readable(entry).orElseThrow();
-        LoadKey key = new LoadKey(loadName(entry, target), target);
-        Loaded known = loaded.get(key);
-        if (known != null && known.config().isPresent()) {
-            return known;
-        }
-        Loaded whole = readNow(layout.host().toContainer(target), target, key.loadName(), true);
-        loaded.put(key, whole);
-        return whole;
+        return readNow(layout.host().toContainer(target), target, loadName(entry, target), true);
     }
 
     /** What adapters see: the verdict, and the bytes and tree only under a name the runtime loads (see the class comment). */

@@ -141,6 +141,13 @@ final class ConfigFileUpdater
         return carryOut(path, target, bytes, plan, type, false, Optional.empty());
     }
 
+    /** A file we could not read back, to see our entry or to remove it, is never written. */
+    private FileOutcome beyondOurLimit(Path path, Path target, int length)
+    {
+        return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": with our entry it would be " + length + " bytes, more than the "
+                + reader.limit() + " (maxConfigBytes) we read back; left untouched", List.of());
+    }
+
     private FileOutcome carryOut(Path path, Path target, byte[] original, PatchPlan plan, String type, boolean installing, Optional<String> putBack)
     {
         try {
@@ -164,6 +171,9 @@ final class ConfigFileUpdater
             if (plan instanceof PatchPlan.Rewrite edited) {
                 // The original's bytes outside the edit, as they were (a byte that is not UTF-8 included).
                 PatchPlan.Rewrite rewrite = new PatchPlan.Rewrite(io.cnichain.core.patch.OriginalBytes.keep(original, edited.content()));
+                if (rewrite.content().length > reader.limit()) {
+                    return beyondOurLimit(path, target, rewrite.content().length);
+                }
                 writer.writeBelow(host.root(), host.toContainer(target), target, rewrite.content(), NEW_CONFIG_MODE, Optional.of(original));
                 if (installing && putBack.isPresent()) {
                     log.info("Put our entry back in {}: {}", target, putBack.get());
@@ -173,7 +183,7 @@ final class ConfigFileUpdater
                 }
                 return new FileOutcome(path, installing ? FileOutcome.Result.PATCHED : FileOutcome.Result.REMOVED,
                         installing ? "Created CNI config " + target : "removed our entry from " + target,
-                        List.of(new FileOutcome.Written(target, rewrite.content())));
+                        List.of(FileOutcome.Written.of(target, rewrite.content())));
             }
             PatchPlan.Replace replace = (PatchPlan.Replace) plan;
             Path replacement = target.resolveSibling(replace.newName());
@@ -183,6 +193,9 @@ final class ConfigFileUpdater
                 return new FileOutcome(path, FileOutcome.Result.FAILED, "converting " + target + " to " + replacement.getFileName() + " would hand the "
                         + "runtime " + target.resolveSibling(between.get()) + ", which sorts between them, so neither file is touched (rename or remove it)",
                         List.of());
+            }
+            if (replace.content().length > reader.limit()) {
+                return beyondOurLimit(path, target, replace.content().length);
             }
             if (installing) {
                 log.info("Renaming {} extension to .conflist", target);
@@ -207,7 +220,7 @@ final class ConfigFileUpdater
             else {
                 writer.createBelow(host.root(), host.toContainer(replacement), replacement, replace.content(), FileMode.sameAs(attributes));
             }
-            List<FileOutcome.Written> written = List.of(new FileOutcome.Written(replacement, replace.content()));
+            List<FileOutcome.Written> written = List.of(FileOutcome.Written.of(replacement, replace.content()));
             try {
                 writer.deleteBelow(host.root(), host.toContainer(target), target);
             }

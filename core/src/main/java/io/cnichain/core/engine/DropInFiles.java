@@ -87,7 +87,7 @@ final class DropInFiles
                     + "(move it, or set placement: patch)");
         }
         writer.writeBelow(host.root(), host.toContainer(file), file, content, FILE_MODE, existing);
-        written.add(new FileOutcome.Written(file, content));
+        written.add(FileOutcome.Written.of(file, content));
         return written;
     }
 

@@ -1,7 +1,8 @@
 package io.cnichain.core.engine;
 
+import io.cnichain.core.fs.Sha256;
+
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 
 import static java.util.Objects.requireNonNull;
@@ -12,7 +13,7 @@ import static java.util.Objects.requireNonNull;
  * @param path    the file as the runtime sees it (may be a link)
  * @param result  what happened
  * @param detail  one line saying why
- * @param written the host paths written, with the bytes we wrote (for recognising our own echo)
+ * @param written the host paths written, with what we wrote (for recognising our own echo)
  * @param retryable for {@link Result#FAILED}: the filesystem refused a write (no space, read-only, permission denied,
  *                  immutable), which may succeed later without any change to the file, so it is worth trying again
  */
@@ -60,48 +61,49 @@ public record FileOutcome(Path path, Result result, String detail, List<Written>
     }
 
     /**
-     * A file we wrote.
+     * A file we wrote, by its length and digest: enough to know our own write when it comes back as an event, without
+     * keeping the bytes of every file the agent writes (an adapter may name dozens, each up to maxConfigBytes).
      *
      * @param hostPath its host path
-     * @param content  the bytes written (a configuration: a few kilobytes at most), to know our own write when it comes
-     *                 back as an event
+     * @param length   how many bytes we wrote
+     * @param sha256   their digest, in hex
      */
-    public record Written(Path hostPath, byte[] content)
+    public record Written(Path hostPath, int length, String sha256)
     {
         public Written
         {
             requireNonNull(hostPath, "hostPath is null");
-            content = content.clone();
+            requireNonNull(sha256, "sha256 is null");
         }
 
-        @Override
-        public byte[] content()
+        public static Written of(Path hostPath, byte[] content)
         {
-            return content.clone();
+            return new Written(hostPath, content.length, Sha256.hex(content));
         }
 
-        /** @return whether these are the bytes written */
+        /** @return whether these are the bytes written; digested only when the length matches */
         public boolean sameContent(byte[] bytes)
         {
-            return Arrays.equals(content, bytes);
+            return bytes.length == length && Sha256.hex(bytes).equals(sha256);
         }
 
+        // Written out: a record's own are linked at their first call, and called slowly by the agent's C1-only JIT.
         @Override
         public boolean equals(Object other)
         {
-            return other instanceof Written written && hostPath.equals(written.hostPath) && Arrays.equals(content, written.content);
+            return other instanceof Written written && hostPath.equals(written.hostPath) && length == written.length && sha256.equals(written.sha256);
         }
 
         @Override
         public int hashCode()
         {
-            return 31 * hostPath.hashCode() + Arrays.hashCode(content);
+            return 31 * hostPath.hashCode() + sha256.hashCode();
         }
 
         @Override
         public String toString()
         {
-            return "Written[" + hostPath + ", " + content.length + " bytes]";
+            return "Written[" + hostPath + ", " + length + " bytes]";
         }
     }
 }

@@ -15,6 +15,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -64,6 +66,24 @@ class InstallerPatchTest
 
         assertThat(outcome.result()).isEqualTo(FileOutcome.Result.PATCHED);
         assertThat(primary.judged).as("its own parse is judged again").hasValue(2);
+    }
+
+    @Test
+    void aFileOurEntryWouldTakePastMaxConfigBytesIsLeftUntouched()
+            throws IOException
+    {
+        // Just under the limit: patched, it would be more than we read back, to see our entry or to remove it.
+        String head = TestNode.CALICO.substring(0, TestNode.CALICO.length() - 1) + ",\"padding\":\"";
+        String padded = head + "x".repeat(1024 * 1024 - 100 - head.length()) + "\"}";
+        Files.writeString(node.conf("10-calico.conflist"), padded);
+        Decided pass = decide(engine, "10-calico.conflist");
+
+        FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot(), Optional.empty());
+
+        assertThat(outcome.result()).isEqualTo(FileOutcome.Result.FAILED);
+        assertThat(outcome.detail()).startsWith("/etc/cni/net.d/10-calico.conflist: with our entry it would be ")
+                .endsWith(" bytes, more than the 1048576 (maxConfigBytes) we read back; left untouched");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(padded);
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
@@ -61,6 +62,29 @@ class AgentLargeFilesTest
             awaitPatched(agent, node.conf("05-cilium.conflist"));
             assertThat(agent.log()).contains("Using adapter cilium").doesNotContain("OutOfMemoryError").doesNotContain("disabled");
             assertThat(agent.get("/readyz").status()).isEqualTo(200);
+            assertThat(agent.alive()).isTrue();
+        }
+    }
+
+    @Test
+    void filesOfAlmostAMebibyteEachThatAnAdapterNamesAsItsOwnAreLeftUntouchedAndSaid(TestNode node)
+            throws Exception
+    {
+        node.write("10-oci.conflist-current", TestNode.OCI);
+        Files.createSymbolicLink(node.conf("10-oci.conflist"), Path.of("10-oci.conflist-current"));
+        // OCI's naming: the adapter names every such file as its own, to patch before the platform links it. With our
+        // entry each would be more than maxConfigBytes, which we could not read back.
+        for (int i = 0; i < FILES / 2; i++) {
+            Files.write(node.conf(String.format("30-other-%02d.conflist-current", i)),
+                    padded("{\"cniVersion\": \"0.4.0\", \"name\": \"n\", \"plugins\": [{\"type\": \"bridge\"}], \"padding\": \""));
+        }
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            awaitPatched(agent, node.conf("10-oci.conflist-current"));
+            agent.awaitLog("30-other-39.conflist-current: with our entry it would be 1048961 bytes, more than the 1048576 (maxConfigBytes) we read "
+                    + "back; left untouched", Duration.ofSeconds(20));
+            assertThat(agent.get("/readyz").body()).startsWith("not ready").contains("30-other-00.conflist-current: with our entry it would be");
+            assertThat(Files.size(node.conf("30-other-00.conflist-current"))).isEqualTo(SIZE);
+            assertThat(agent.log()).contains("Using adapter oci-vcn-native").doesNotContain("OutOfMemoryError");
             assertThat(agent.alive()).isTrue();
         }
     }
