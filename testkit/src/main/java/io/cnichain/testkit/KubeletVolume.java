@@ -1,5 +1,7 @@
 package io.cnichain.testkit;
 
+import io.cnichain.core.fs.FileMode;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,7 @@ package io.cnichain.core.config;
 
 import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.FileMode;
 
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -96,7 +97,7 @@ final class KubeconfigTypes
         @Override
         public String format(Set<PosixFilePermission> value)
         {
-            return String.format("0%03o", AtomicFileWriter.FileMode.bits(value));
+            return String.format("0%03o", FileMode.bits(value));
         }
 
         /**

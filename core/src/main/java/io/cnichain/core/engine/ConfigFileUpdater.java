@@ -8,7 +8,7 @@ import io.cnichain.core.discovery.CniConfigParser;
 import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.fs.AtomicFileWriter;
-import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.host.HostPaths;
 import io.cnichain.core.patch.ConfigFilePatcher;

@@ -4,7 +4,7 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.discovery.DropIns;
 import io.cnichain.core.fs.AtomicFileWriter;
-import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.core.fs.BoundedFileReader;
 import io.cnichain.core.fs.DirectoryWriter;
 import io.cnichain.core.fs.linux.FileSystemCalls;

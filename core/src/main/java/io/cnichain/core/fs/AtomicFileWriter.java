@@ -90,7 +90,20 @@ public final class AtomicFileWriter
      */
     public void writeBelow(Path base, Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected)
     {
-        write(base, target, reportedPath, content, mode, expected, false);
+        write(base, target, reportedPath, (directory, name, permissions) -> directory.createSynced(name, permissions, content), mode, expected, false);
+    }
+
+    /**
+     * {@link #write}, with the content copied from another file as it is read, never held whole: a plugin's binary may
+     * be larger than the agent's heap.
+     *
+     * @param source the file to copy
+     */
+    public void copy(Path target, Path reportedPath, Path source, FileMode mode)
+    {
+        Path absolute = target.toAbsolutePath();
+        write(absolute.getParent(), absolute, reportedPath, (directory, name, permissions) -> directory.createSyncedFrom(name, permissions, source), mode,
+                Optional.empty(), false);
     }
 
     /**
@@ -101,10 +114,19 @@ public final class AtomicFileWriter
      */
     public void createBelow(Path base, Path target, Path reportedPath, byte[] content, FileMode mode)
     {
-        write(base, target, reportedPath, content, mode, Optional.empty(), true);
+        write(base, target, reportedPath, (directory, name, permissions) -> directory.createSynced(name, permissions, content), mode, Optional.empty(),
+                true);
     }
 
-    private void write(Path base, Path target, Path reportedPath, byte[] content, FileMode mode, Optional<byte[]> expected, boolean mustBeNew)
+    /** What fills the temp file: it creates it (never through a link, never over an entry), writes it whole and syncs it. */
+    @FunctionalInterface
+    private interface Content
+    {
+        void create(WriteDirectory directory, String name, Set<PosixFilePermission> permissions)
+                throws IOException;
+    }
+
+    private void write(Path base, Path target, Path reportedPath, Content content, FileMode mode, Optional<byte[]> expected, boolean mustBeNew)
     {
         Path absolute = target.toAbsolutePath();
         String name = absolute.getFileName().toString();
@@ -122,7 +144,7 @@ public final class AtomicFileWriter
             try {
                 // Created with its final mode (less the umask) so a secret is never readable by others, not even
                 // for a moment; the mode is set exactly once the file is complete, unless it already is.
-                directory.createSynced(tempName, permissions, content);
+                content.create(directory, tempName, permissions);
                 Optional<FileSystemCalls.Status> created = directory.status(tempName);
                 if (created.isEmpty() || (created.get().mode() & 07777) != FileMode.bits(permissions)) {
                     directory.view(tempName).setPermissions(permissions);
@@ -329,66 +351,6 @@ public final class AtomicFileWriter
     private static String randomSuffix()
     {
         return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()).substring(4);
-    }
-
-    /**
-     * The permissions and owner of a written file. An existing file's owner and group are kept unless an owner is
-     * given.
-     *
-     * @param permissions the permissions of a new file, or of every file when exact
-     * @param exact       whether an existing file's permissions are replaced rather than kept
-     * @param owner       the owner to give the file, when not the existing file's or ours
-     * @param group       the group to give the file, likewise
-     */
-    public record FileMode(Set<PosixFilePermission> permissions, boolean exact, Optional<UserPrincipal> owner, Optional<GroupPrincipal> group)
-    {
-        public FileMode
-        {
-            permissions = Set.copyOf(permissions);
-            requireNonNull(owner, "owner is null");
-            requireNonNull(group, "group is null");
-        }
-
-        /** @return the permission bits of {@code st_mode} that these permissions make ({@code 0644}) */
-        public static int bits(Set<PosixFilePermission> permissions)
-        {
-            int bits = 0;
-            for (PosixFilePermission permission : permissions) {
-                // OWNER_READ (0400) first, OTHERS_EXECUTE (0001) last.
-                bits |= 0400 >> permission.ordinal();
-            }
-            return bits;
-        }
-
-        /** @return the permissions that the permission bits of {@code st_mode} make */
-        public static Set<PosixFilePermission> permissions(int mode)
-        {
-            Set<PosixFilePermission> permissions = EnumSet.noneOf(PosixFilePermission.class);
-            for (PosixFilePermission permission : PosixFilePermission.values()) {
-                if ((mode & (0400 >> permission.ordinal())) != 0) {
-                    permissions.add(permission);
-                }
-            }
-            return permissions;
-        }
-
-        /** Keep an existing file's mode; a new file gets these permissions. */
-        public static FileMode keepExistingOr(Set<PosixFilePermission> permissions)
-        {
-            return new FileMode(permissions, false, Optional.empty(), Optional.empty());
-        }
-
-        /** Always these permissions, and the agent's own owner and group: a file wholly ours. */
-        public static FileMode exactly(Set<PosixFilePermission> permissions)
-        {
-            return new FileMode(permissions, true, Optional.empty(), Optional.empty());
-        }
-
-        /** The mode, owner and group of another file: a file written in place of another takes them all. */
-        public static FileMode sameAs(PosixFileAttributes original)
-        {
-            return new FileMode(original.permissions(), true, Optional.of(original.owner()), Optional.of(original.group()));
-        }
     }
 
     /** A hook between the complete temp file and the rename. */

@@ -1,7 +1,12 @@
 package io.cnichain.core.fs;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+
 /**
- * SHA-256 (FIPS 180-4), for the two digests the agent keeps: its configuration file's and the binaries' it copied.
+ * SHA-256 (FIPS 180-4), for the digests the agent keeps: its configuration file's, the binaries' it copied and its own
+ * writes'.
  * <p>
  * Written out instead of {@code MessageDigest.getInstance("SHA-256")}: the JDK's look-up initialises the security
  * providers (it reads {@code java.security} and registers each provider's services), work every start would do in
@@ -46,6 +51,51 @@ public final class Sha256
             }
             compress(h, w);
         }
+        return text(h);
+    }
+
+    /**
+     * The digest of all a channel reads, 64 KiB at a time: a binary of any size is never held whole.
+     *
+     * @return the digest in lower-case hex, 64 characters
+     */
+    public static String hex(ReadableByteChannel in)
+            throws IOException
+    {
+        int[] h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+        int[] w = new int[64];
+        ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+        long length = 0;
+        while (in.read(buffer) >= 0) {
+            buffer.flip();
+            for (; buffer.remaining() >= 64; length += 64) {
+                for (int t = 0; t < 16; t++) {
+                    w[t] = buffer.getInt();
+                }
+                compress(h, w);
+            }
+            buffer.compact();
+        }
+        buffer.flip();
+        int rest = buffer.remaining();
+        byte[] tail = new byte[rest + 9 <= 64 ? 64 : 128];
+        buffer.get(tail, 0, rest);
+        tail[rest] = (byte) 0x80;
+        long bits = (length + rest) * 8;
+        for (int i = 0; i < 8; i++) {
+            tail[tail.length - 1 - i] = (byte) (bits >>> (8 * i));
+        }
+        for (int offset = 0; offset < tail.length; offset += 64) {
+            for (int t = 0; t < 16; t++) {
+                w[t] = word(tail, offset + t * 4);
+            }
+            compress(h, w);
+        }
+        return text(h);
+    }
+
+    private static String text(int[] h)
+    {
         char[] text = new char[64];
         for (int i = 0; i < 8; i++) {
             for (int j = 0; j < 8; j++) {

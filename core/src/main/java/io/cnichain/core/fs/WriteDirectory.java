@@ -12,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
@@ -133,6 +134,21 @@ abstract class WriteDirectory
         }
     }
 
+    /** {@link #createSynced}, with the content copied from another file a mebibyte at a time. */
+    void createSyncedFrom(String name, Set<PosixFilePermission> permissions, Path source)
+            throws IOException
+    {
+        try (FileChannel channel = create(name, permissions); FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+            // Read from the source's own position, which each transfer moves on, until its end (a transfer of nothing).
+            long done = 0;
+            long n;
+            while ((n = channel.transferFrom(in, done, 1024 * 1024)) > 0) {
+                done += n;
+            }
+            channel.force(true);
+        }
+    }
+
     abstract PosixFileAttributeView view(String name)
             throws IOException;
 
@@ -164,7 +180,7 @@ abstract class WriteDirectory
     {
         static Replaced of(FileSystemCalls.Status status)
         {
-            return new Replaced(FileSystemCalls.isRegularFile(status.mode()), AtomicFileWriter.FileMode.permissions(status.mode()), Optional.of(status));
+            return new Replaced(FileSystemCalls.isRegularFile(status.mode()), FileMode.permissions(status.mode()), Optional.of(status));
         }
     }
 

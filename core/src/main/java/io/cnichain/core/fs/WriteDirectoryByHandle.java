@@ -136,7 +136,7 @@ final class WriteDirectoryByHandle
             throws IOException
     {
         if (held.isPresent()) {
-            held.get().createSynced(name, AtomicFileWriter.FileMode.bits(permissions), content);
+            held.get().createSynced(name, FileMode.bits(permissions), content);
         }
         else {
             super.createSynced(name, permissions, content);

@@ -3,32 +3,22 @@ package io.cnichain.core.install;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.fs.AtomicFileWriter;
-import io.cnichain.core.fs.Sha256;
-import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,7 +40,6 @@ public final class BinaryInstaller
     public static final String RECORD = ".cni-chain.installed";
     private static final String RECORD_HEADER = "# written by cni-chain install: the binaries it copied here (sha256, name); uninstall removes those that still match\n";
     private static final Logger log = LoggerFactory.getLogger(BinaryInstaller.class);
-    private static final long MAX_RECORD_BYTES = 64 * 1024;
     /** No binary install copies is larger: a larger file at a recorded name is not the one it copied, and is not hashed. */
     private static final long MAX_BINARY_BYTES = 512L * 1024 * 1024;
 
@@ -123,14 +112,12 @@ public final class BinaryInstaller
                     }
                     continue;
                 }
-                byte[] bytes = Files.readAllBytes(source);
                 Set<PosixFilePermission> mode = installedMode(source);
-                Optional<byte[]> present = readRegular(destination, bytes.length);
                 String why;
-                if (present.isEmpty()) {
+                if (!Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     why = "was missing";
                 }
-                else if (!Arrays.equals(bytes, present.get())) {
+                else if (!BinDirFiles.sameBytes(source, destination)) {
                     why = "differed from the image's";
                 }
                 else if (!Files.getPosixFilePermissions(destination, LinkOption.NOFOLLOW_LINKS).equals(mode)) {
@@ -139,7 +126,7 @@ public final class BinaryInstaller
                 else {
                     continue;
                 }
-                writer.write(destination, binDir.resolve(name), bytes, AtomicFileWriter.FileMode.exactly(mode), Optional.empty());
+                writer.copy(destination, binDir.resolve(name), source, FileMode.exactly(mode));
                 written.add(binDir.resolve(name));
                 whys.add(name + " " + why);
             }
@@ -152,71 +139,6 @@ public final class BinaryInstaller
         }
         writeRecord(target, skipped);
         return written;
-    }
-
-    /**
-     * A file of the bin dir, which others write: read without following a link or blocking, and no more than one byte
-     * past {@code limit} (more than that equals nothing we wrote).
-     *
-     * @return empty when it is missing, or not a regular file
-     */
-    private static Optional<byte[]> readRegular(Path file, long limit)
-            throws IOException
-    {
-        try {
-            return Optional.of(FileSystemCalls.get().readRegularFile(file, limit));
-        }
-        catch (NoSuchFileException | FileSystemCalls.NotRegularFile e) {
-            return Optional.empty();
-        }
-    }
-
-    /** Whether a file of the bin dir is a regular file that holds these bytes, no more, no less. */
-    private static boolean holds(Path file, byte[] bytes)
-            throws IOException
-    {
-        Optional<byte[]> present = readRegular(file, bytes.length);
-        return present.isPresent() && Arrays.equals(bytes, present.get());
-    }
-
-    /** Streamed, however large the file; opened without following a link, and hashed only while it is a regular file. */
-    private static String sha256(Path file)
-            throws IOException
-    {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
-            while (channel.read(buffer.clear()) > 0) {
-                digest.update(buffer.flip());
-            }
-            return HexFormat.of().formatHex(digest.digest());
-        }
-        catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("no SHA-256 in this Java runtime", e);
-        }
-    }
-
-    /**
-     * @return the record of an earlier install: each binary's name and the SHA-256 of the bytes it copied, lines that
-     *         are not well formed (or name anything but a plain file of the bin dir) left out
-     * @throws IOException when it exists but cannot be read
-     */
-    private static Map<String, String> readRecord(Path target)
-            throws IOException
-    {
-        Map<String, String> entries = new LinkedHashMap<>();
-        Optional<byte[]> record = readRegular(target.resolve(RECORD), MAX_RECORD_BYTES);
-        if (record.isEmpty()) {
-            return entries;
-        }
-        for (String line : new String(record.get(), StandardCharsets.UTF_8).split("\\R")) {
-            String[] fields = line.split("  ", 2);
-            if (!line.startsWith("#") && fields.length == 2 && fields[0].matches("[0-9a-f]{64}") && !fields[1].isEmpty() && !fields[1].contains("/")
-                    && !fields[1].startsWith(".")) {
-                entries.putIfAbsent(fields[1], fields[0]);
-            }
-        }
-        return entries;
     }
 
     /**
@@ -238,7 +160,7 @@ public final class BinaryInstaller
     private static Set<String> recordedNames(Path target)
     {
         try {
-            return readRecord(target).keySet();
+            return BinDirFiles.readRecord(target).keySet();
         }
         catch (IOException e) {
             return Set.of();
@@ -254,7 +176,7 @@ public final class BinaryInstaller
                 continue;
             }
             try {
-                record.append(Sha256.hex(Files.readAllBytes(source))).append("  ").append(source.getFileName()).append('\n');
+                record.append(BinDirFiles.sha256(source)).append("  ").append(source.getFileName()).append('\n');
             }
             catch (IOException e) {
                 throw new CniChainException(ErrorCode.IO, source, "cannot be read: " + e.getMessage(), e);
@@ -263,10 +185,10 @@ public final class BinaryInstaller
         byte[] bytes = record.toString().getBytes(StandardCharsets.UTF_8);
         Path file = target.resolve(RECORD);
         try {
-            if (holds(file, bytes)) {
+            if (BinDirFiles.holds(file, bytes)) {
                 return;
             }
-            writer.write(file, binDir.resolve(RECORD), bytes, AtomicFileWriter.FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
+            writer.write(file, binDir.resolve(RECORD), bytes, FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
                     Optional.empty());
         }
         catch (IOException e) {
@@ -313,8 +235,7 @@ public final class BinaryInstaller
                 continue;
             }
             try {
-                byte[] copied = Files.readAllBytes(source);
-                if (holds(destination, copied)) {
+                if (BinDirFiles.sameBytes(source, destination)) {
                     handled.add(source.getFileName().toString());
                     writer.delete(destination, binDir.resolve(source.getFileName()));
                     removed.add(binDir.resolve(source.getFileName()));
@@ -330,13 +251,13 @@ public final class BinaryInstaller
             return removed;
         }
         try {
-            for (Map.Entry<String, String> entry : readRecord(target).entrySet()) {
+            for (Map.Entry<String, String> entry : BinDirFiles.readRecord(target).entrySet()) {
                 String name = entry.getKey();
                 Path destination = target.resolve(name);
                 if (!handled.add(name) || !Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                if (Files.size(destination) <= MAX_BINARY_BYTES && sha256(destination).equals(entry.getValue())) {
+                if (Files.size(destination) <= MAX_BINARY_BYTES && BinDirFiles.sha256(destination).equals(entry.getValue())) {
                     writer.delete(destination, binDir.resolve(name));
                     removed.add(binDir.resolve(name));
                 }

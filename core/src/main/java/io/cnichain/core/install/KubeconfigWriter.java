@@ -5,6 +5,7 @@ import io.cnichain.core.ErrorCode;
 import io.cnichain.core.config.ApiServerSettings;
 import io.cnichain.core.config.KubeconfigSettings;
 import io.cnichain.core.fs.AtomicFileWriter;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.core.fs.PodVolumeFiles;
 import io.cnichain.core.host.HostPaths;
 import org.slf4j.Logger;
@@ -102,7 +103,7 @@ public final class KubeconfigWriter
         catch (IOException e) {
             throw new CniChainException(ErrorCode.KUBECONFIG, hostPath, "cannot be read: " + e.getMessage(), e);
         }
-        writer.write(file, hostPath, content, AtomicFileWriter.FileMode.exactly(settings.mode()), Optional.empty());
+        writer.write(file, hostPath, content, FileMode.exactly(settings.mode()), Optional.empty());
         log.info("Wrote kubeconfig {}: {}", hostPath, why);
         log.debug("kubeconfig content:\n{}", rendered.redacted());
         return true;

@@ -1,6 +1,6 @@
 package io.cnichain.core.fs;
 
-import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.testkit.NeedsRoot;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;

@@ -1,7 +1,7 @@
 package io.cnichain.core.fs;
 
 import io.cnichain.core.CniChainException;
-import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;

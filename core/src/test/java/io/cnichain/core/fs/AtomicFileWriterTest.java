@@ -3,7 +3,7 @@ package io.cnichain.core.fs;
 import io.cnichain.core.CniChainException;
 import io.cnichain.core.ErrorCode;
 import io.cnichain.core.discovery.ConfigNames;
-import io.cnichain.core.fs.AtomicFileWriter.FileMode;
+import io.cnichain.core.fs.FileMode;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.BeforeEach;

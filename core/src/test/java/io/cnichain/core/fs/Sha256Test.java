@@ -2,6 +2,9 @@ package io.cnichain.core.fs;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
@@ -45,7 +48,17 @@ class Sha256Test
     private static void assertSameAsJdk(byte[] bytes)
             throws Exception
     {
-        assertThat(Sha256.hex(bytes)).as("%d bytes", bytes.length)
-                .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)));
+        String jdk = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        assertThat(Sha256.hex(bytes)).as("%d bytes", bytes.length).isEqualTo(jdk);
+        // Streamed, in reads of uneven sizes that split the blocks.
+        InputStream uneven = new ByteArrayInputStream(bytes)
+        {
+            @Override
+            public synchronized int read(byte[] into, int offset, int length)
+            {
+                return super.read(into, offset, Math.min(length, 7_777));
+            }
+        };
+        assertThat(Sha256.hex(Channels.newChannel(uneven))).as("%d bytes, streamed", bytes.length).isEqualTo(jdk);
     }
 }

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Random;
 
 import static io.cnichain.distribution.agent.Files2.awaitPatched;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,6 +89,31 @@ class AgentLargeFilesTest
             assertThat(Files.size(node.conf("30-other-00.conflist-current"))).isEqualTo(SIZE);
             assertThat(agent.log()).contains("Using adapter oci-vcn-native").doesNotContain("OutOfMemoryError");
             assertThat(agent.alive()).isTrue();
+        }
+    }
+
+    @Test
+    void aPluginBinaryLargerThanTheHeapIsCopiedAndRemovedAChunkAtATime(TestNode node)
+            throws Exception
+    {
+        byte[] binary = new byte[64 * 1024 * 1024];
+        new Random(64).nextBytes(binary);
+        Path source = node.imageBinDir().resolve("linkerd-cni");
+        Files.write(source, binary);
+        node.write("10-calico.conflist", TestNode.CALICO);
+        Path copy = node.host(TestNode.BIN_DIR.resolve("linkerd-cni"));
+        try (AgentProcess agent = AgentProcess.start(node)) {
+            awaitPatched(agent, node.conf("10-calico.conflist"));
+            assertThat(Files.mismatch(source, copy)).isEqualTo(-1);
+            assertThat(Files.readString(node.host(TestNode.BIN_DIR.resolve(".cni-chain.installed"))))
+                    .contains(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(binary)) + "  linkerd-cni");
+            // Our copy is the image's: its bin dir event compares the two again.
+            Files.writeString(node.host(TestNode.BIN_DIR.resolve("bridge")), "#!/bin/sh\n");
+            Thread.sleep(500);
+            // Not started with the downward API's names, the agent takes every stop for an uninstall.
+            assertThat(agent.terminate(Duration.ofSeconds(30))).isZero();
+            assertThat(agent.log()).doesNotContain("OutOfMemoryError").contains("Removing linkerd-cni config from");
+            assertThat(copy).doesNotExist();
         }
     }
 
