@@ -13,8 +13,8 @@ import java.util.OptionalLong;
 import java.util.SplittableRandom;
 
 /**
- * What the agent knows of one file it writes: our last write (its bytes tell our own echo, its time a quick revert), the
- * other writer's changes since, the fight over the file, and the retry it waits for. It reads nothing itself.
+ * What the agent knows of one file it writes: our last write (its length and digest tell our own echo, its time a quick
+ * revert), the other writer's changes since, the fight over the file, and the retry it waits for. It reads nothing itself.
  *
  * <p>A fight is another writer undoing our write almost at once, again and again, as Cilium's exclusive mode does: each
  * write then waits out a back-off, doubled by every quick revert. A writer that goes on changing the file on its own
@@ -41,7 +41,7 @@ final class WrittenFile
 
     private final FightPolicy policy;
     private boolean written;
-    /** The bytes of our last write; none when it deleted the file (a conversion wrote a list in its place). */
+    /** Our last write; none when it deleted the file (a conversion wrote a list in its place). */
     private Optional<FileOutcome.Written> ours = Optional.empty();
     private long wroteAt;
     private OptionalLong undoneAt = OptionalLong.empty();

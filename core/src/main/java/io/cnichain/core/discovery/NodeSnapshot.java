@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One consistent look at a node: the entries of the configuration directory with their links resolved, and
- * (on demand, cached) what each one parses to. Adapters decide from it; the engine patches from the same
- * bytes it validated here.
+ * (on demand, cached) what each one parses to. Adapters decide from it; the engine patches a file the runtime loads
+ * from the same bytes it validated here (a file under another name is read again, {@link #load}).
  */
 public final class NodeSnapshot
         implements NodeView
@@ -148,7 +148,8 @@ public final class NodeSnapshot
 
     /**
      * The bytes of the file an entry resolves to, as this snapshot reads it: read now unless it was read already, and
-     * parsed, when it is, from these same bytes (the agent compares them with its last write, then decides from them).
+     * parsed, when it is, from these same bytes (the agent compares them with its last write, then decides from them);
+     * a file under a name the runtime does not load is parsed from its own read.
      *
      * @param entry an entry
      * @return the content; empty when the entry does not resolve to a file that can be read, or to one read already that

@@ -14,8 +14,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What one snapshot read and parsed of the files its entries lead to: each file read once and parsed once under each
- * name it is loaded by, so that the engine patches from the very bytes an adapter decided from.
+ * What one snapshot read and parsed of the files its entries lead to: each file the runtime loads read once and parsed
+ * once under the name it is loaded by, so that the engine patches from the very bytes an adapter decided from.
  *
  * <p>Of a file under a name the runtime does not load, which adapters look through by the thousand, only the verdict is
  * kept ({@link #look}): kept whole, as many of them as a conf dir holds, up to maxConfigBytes each, would fill the agent's
@@ -79,7 +79,7 @@ final class TargetReads
             return known;
         }
         // Two threads may both read it (rarely: the adapters' thread and the loop's); the first read stays.
-        Loaded read = read(target, loadName);
+        Loaded read = read(target, loadName, keepsWhole(entry, target, loadName));
         Loaded first = loaded.putIfAbsent(key, read);
         return first != null ? first : read;
     }
@@ -96,10 +96,18 @@ final class TargetReads
         return entry.runtimeLoadable() ? entry.name() : target.getFileName().toString();
     }
 
-    private Loaded read(Path target, String loadName)
+    /**
+     * Whether a valid file is kept whole: when the runtime loads it by this name, through the entry or as itself in the
+     * conf dir (a file reached through a link of another name, from elsewhere, is not one the runtime loads).
+     */
+    private boolean keepsWhole(ConfigEntry entry, Path target, String loadName)
+    {
+        return entry.runtimeLoadable() || layout.confDir().equals(target.getParent()) && ConfigNames.isRuntimeLoadable(loadName);
+    }
+
+    private Loaded read(Path target, String loadName, boolean whole)
     {
         Path container = layout.host().toContainer(target);
-        boolean whole = ConfigNames.isRuntimeLoadable(loadName);
         if (cache.isPresent()) {
             return cache.get().load(loadName, target, container, () -> readNow(container, target, loadName, whole));
         }
@@ -122,7 +130,7 @@ final class TargetReads
         try {
             LoadedConfig config = CniConfigParser.parse(loadName, bytes);
             if (!whole) {
-                return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Valid(config.summary()), false);
+                return new Loaded(Optional.empty(), Optional.empty(), new ParseResult.Valid(config.summary()), loadsUnderOlder(loadName, bytes));
             }
             return new Loaded(Optional.of(bytes), Optional.of(config), new ParseResult.Valid(config.summary()), loadsUnderOlder(loadName, bytes));
         }
@@ -159,7 +167,8 @@ final class TargetReads
         if (target.isEmpty()) {
             return Optional.empty();
         }
-        Loaded known = loaded.get(new LoadKey(loadName(entry, target.get()), target.get()));
+        String loadName = loadName(entry, target.get());
+        Loaded known = loaded.get(new LoadKey(loadName, target.get()));
         if (known != null && (known.bytes().isPresent() || !known.result().isValid())) {
             return known.bytes();
         }
@@ -171,7 +180,11 @@ final class TargetReads
             catch (CniChainException e) {
                 return Optional.empty();
             }
-            readFirst.putIfAbsent(target.get(), bytes);
+            // Kept for the parse to take only under a name the runtime loads: a file under another name is read again at
+            // each use (see the class comment).
+            if (keepsWhole(entry, target.get(), loadName)) {
+                readFirst.putIfAbsent(target.get(), bytes);
+            }
         }
         return Optional.of(bytes);
     }

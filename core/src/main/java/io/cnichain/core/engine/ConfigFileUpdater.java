@@ -141,11 +141,17 @@ final class ConfigFileUpdater
         return carryOut(path, target, bytes, plan, type, false, Optional.empty());
     }
 
-    /** A file we could not read back, to see our entry or to remove it, is never written. */
     private FileOutcome beyondOurLimit(Path path, Path target, int length)
     {
-        return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": with our entry it would be " + length + " bytes, more than the "
-                + reader.limit() + " (maxConfigBytes) we read back; left untouched", List.of());
+        return new FileOutcome(path, FileOutcome.Result.FAILED, target + ": " + beyondOurLimit(length, reader.limit()).orElseThrow() + "; left untouched",
+                List.of());
+    }
+
+    /** A file we could not read back, to see our entry or to remove it, is never written ({@code detect} says so too). */
+    static Optional<String> beyondOurLimit(int length, long limit)
+    {
+        return length > limit ? Optional.of("with our entry it would be " + length + " bytes, more than the " + limit + " (maxConfigBytes) we read back")
+                : Optional.empty();
     }
 
     private FileOutcome carryOut(Path path, Path target, byte[] original, PatchPlan plan, String type, boolean installing, Optional<String> putBack)

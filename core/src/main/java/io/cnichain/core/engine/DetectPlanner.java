@@ -11,6 +11,7 @@ import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.install.BinaryInstaller;
 import io.cnichain.core.install.KubeconfigWriter;
 import io.cnichain.core.patch.ConfigFilePatcher;
+import io.cnichain.core.patch.OriginalBytes;
 import io.cnichain.core.patch.PatchPlan;
 import io.cnichain.core.placement.PlacementDecision;
 import io.cnichain.spi.ConfigEntry;
@@ -162,6 +163,12 @@ final class DetectPlanner
         }
         if (plan instanceof PatchPlan.Refused refused) {
             return "refuse: " + refused.reason();
+        }
+        int length = plan instanceof PatchPlan.Rewrite rewrite ? OriginalBytes.keep(loaded.bytes().orElseThrow(), rewrite.content()).length
+                : ((PatchPlan.Replace) plan).content().length;
+        Optional<String> beyond = ConfigFileUpdater.beyondOurLimit(length, config.paths().maxConfigBytes());
+        if (beyond.isPresent()) {
+            return "refuse: " + beyond.get();
         }
         if (plan instanceof PatchPlan.Replace replace) {
             return "convert to " + target.resolvedFile().resolveSibling(replace.newName()) + " keeping network "

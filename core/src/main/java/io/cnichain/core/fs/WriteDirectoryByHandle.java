@@ -170,7 +170,7 @@ final class WriteDirectoryByHandle
             return held.get().readRegularFile(name, most);
         }
         try (SeekableByteChannel channel = stream().newByteChannel(Path.of(name), Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-            return Channels.newInputStream(channel).readAllBytes();
+            return Channels.newInputStream(channel).readNBytes((int) Math.min(Integer.MAX_VALUE - 8, most + 1));
         }
     }
 

@@ -3,6 +3,7 @@ package io.cnichain.core.fs;
 import io.cnichain.core.fs.linux.FileSystemCalls;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -70,7 +71,9 @@ final class WriteDirectoryByPath
     byte[] read(String name, long most)
             throws IOException
     {
-        return Files.readAllBytes(directory.resolve(name));
+        try (InputStream in = Files.newInputStream(directory.resolve(name))) {
+            return in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, most + 1));
+        }
     }
 
     @Override

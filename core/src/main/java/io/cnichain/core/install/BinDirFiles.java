@@ -10,12 +10,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads of the bin dir's files for {@link BinaryInstaller}: a binary is compared and digested a chunk at a time, never
@@ -52,11 +55,17 @@ final class BinDirFiles
         return present.isPresent() && Arrays.equals(bytes, present.get());
     }
 
-    /** Streamed, however large the file (a plugin's binary may be larger than the agent's heap); never through a link. */
-    static String sha256(Path file)
+    /**
+     * Streamed, however large the file.
+     *
+     * @param options {@link LinkOption#NOFOLLOW_LINKS} for a file of the bin dir; none for a source, which may be a link
+     */
+    static String sha256(Path file, LinkOption... options)
             throws IOException
     {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        Set<OpenOption> open = new HashSet<>(Arrays.asList(options));
+        open.add(StandardOpenOption.READ);
+        try (FileChannel channel = FileChannel.open(file, open)) {
             return Sha256.hex(channel);
         }
     }

@@ -257,7 +257,7 @@ public final class BinaryInstaller
                 if (!handled.add(name) || !Files.isRegularFile(destination, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
-                if (Files.size(destination) <= MAX_BINARY_BYTES && BinDirFiles.sha256(destination).equals(entry.getValue())) {
+                if (Files.size(destination) <= MAX_BINARY_BYTES && BinDirFiles.sha256(destination, LinkOption.NOFOLLOW_LINKS).equals(entry.getValue())) {
                     writer.delete(destination, binDir.resolve(name));
                     removed.add(binDir.resolve(name));
                 }

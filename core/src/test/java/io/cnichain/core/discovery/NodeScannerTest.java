@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -193,6 +194,19 @@ class NodeScannerTest
             assertThat(whole.config().orElseThrow().summary().pluginTypes()).containsExactly("oci-ipvlan", "oci-ptp");
             assertThat(snapshot.loadedAlready(entry.name(), target).flatMap(NodeSnapshot.Loaded::bytes)).as("read again at each call").isEmpty();
         }
+    }
+
+    @Test
+    void aFileUnderANameTheRuntimeDoesNotLoadIsReadAgainForTheEngineAfterItsEchoCheck()
+    {
+        NodeSnapshot snapshot = scanner.snapshot();
+        ConfigEntry entry = snapshot.entry("05-cilium.conflist-current").orElseThrow();
+        assertThat(new String(snapshot.contentOf(entry).orElseThrow(), StandardCharsets.UTF_8)).contains("cilium-cni");
+
+        node.rewriteInPlace("05-cilium.conflist-current", TestNode.CILIUM.replace("cilium-cni", "cilium-cnx"));
+
+        // The bytes of the echo check are not kept for it: kept, as many as an adapter names, they would fill the heap.
+        assertThat(snapshot.load(entry).config().orElseThrow().summary().pluginTypes()).containsExactly("cilium-cnx");
     }
 
     /** The first plugin type of the entry as the snapshot parses it, or the parse error. */

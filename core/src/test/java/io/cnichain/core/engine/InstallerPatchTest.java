@@ -76,6 +76,8 @@ class InstallerPatchTest
         String head = TestNode.CALICO.substring(0, TestNode.CALICO.length() - 1) + ",\"padding\":\"";
         String padded = head + "x".repeat(1024 * 1024 - 100 - head.length()) + "\"}";
         Files.writeString(node.conf("10-calico.conflist"), padded);
+        assertThat(engine.detect().targets()).singleElement().satisfies(target -> assertThat(target.plan())
+                .startsWith("refuse: with our entry it would be ").endsWith(" bytes, more than the 1048576 (maxConfigBytes) we read back"));
         Decided pass = decide(engine, "10-calico.conflist");
 
         FileOutcome outcome = engine.installer().patch(pass.target(), pass.selection(), pass.snapshot(), Optional.empty());

@@ -50,6 +50,26 @@ class BinaryInstallerTest
     }
 
     @Test
+    void aSourceThatIsALinkIsCopiedRecordedAndRemovedAsTheFileItLeadsTo()
+            throws IOException
+    {
+        // As in an image whose binary is a link to a versioned file.
+        Path real = node.imageBinDir().resolveSibling("linkerd-cni-v1.6.2");
+        Files.move(node.imageBinDir().resolve("linkerd-cni"), real);
+        Files.createSymbolicLink(node.imageBinDir().resolve("linkerd-cni"), real);
+
+        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        Path binary = node.binDir().resolve("linkerd-cni");
+        assertThat(Files.isSymbolicLink(binary)).isFalse();
+        assertThat(binary).hasSameBinaryContentAs(real);
+        assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().contains("  linkerd-cni");
+        assertThat(installer.install("linkerd")).isEmpty();
+
+        assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(binary).doesNotExist();
+    }
+
+    @Test
     void replacesADifferingBinaryAtomically()
             throws IOException
     {

@@ -70,21 +70,23 @@ class AgentLargeFilesTest
     }
 
     @Test
-    void filesOfAlmostAMebibyteEachThatAnAdapterNamesAsItsOwnAreLeftUntouchedAndSaid(TestNode node)
+    void filesOfAlmostAMebibyteEachThatAnAdapterNamesAsItsOwnArePatchedOrLeftUntouchedAndSaid(TestNode node)
             throws Exception
     {
         node.write("10-oci.conflist-current", TestNode.OCI);
         Files.createSymbolicLink(node.conf("10-oci.conflist"), Path.of("10-oci.conflist-current"));
         // OCI's naming: the adapter names every such file as its own, to patch before the platform links it. With our
-        // entry each would be more than maxConfigBytes, which we could not read back.
+        // entry, each of the first half would be more than maxConfigBytes, which we could not read back; the second
+        // half is patched, and each write's echo read back.
+        String head = "{\"cniVersion\": \"0.4.0\", \"name\": \"n\", \"plugins\": [{\"type\": \"bridge\"}], \"padding\": \"";
         for (int i = 0; i < FILES / 2; i++) {
-            Files.write(node.conf(String.format("30-other-%02d.conflist-current", i)),
-                    padded("{\"cniVersion\": \"0.4.0\", \"name\": \"n\", \"plugins\": [{\"type\": \"bridge\"}], \"padding\": \""));
+            Files.write(node.conf(String.format("30-other-%02d.conflist-current", i)), padded(head, i < FILES / 4 ? SIZE : SIZE - 100_000));
         }
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, node.conf("10-oci.conflist-current"));
-            agent.awaitLog("30-other-39.conflist-current: with our entry it would be 1048961 bytes, more than the 1048576 (maxConfigBytes) we read "
+            agent.awaitLog("30-other-19.conflist-current: with our entry it would be 1048961 bytes, more than the 1048576 (maxConfigBytes) we read "
                     + "back; left untouched", Duration.ofSeconds(20));
+            awaitPatched(agent, node.conf("30-other-39.conflist-current"));
             assertThat(agent.get("/readyz").body()).startsWith("not ready").contains("30-other-00.conflist-current: with our entry it would be");
             assertThat(Files.size(node.conf("30-other-00.conflist-current"))).isEqualTo(SIZE);
             assertThat(agent.log()).contains("Using adapter oci-vcn-native").doesNotContain("OutOfMemoryError");
@@ -119,8 +121,13 @@ class AgentLargeFilesTest
 
     private static byte[] padded(String head)
     {
-        byte[] bytes = (head + "x".repeat(SIZE - head.length() - 2) + "\"}").getBytes(StandardCharsets.US_ASCII);
-        assertThat(bytes).hasSize(SIZE);
+        return padded(head, SIZE);
+    }
+
+    private static byte[] padded(String head, int size)
+    {
+        byte[] bytes = (head + "x".repeat(size - head.length() - 2) + "\"}").getBytes(StandardCharsets.US_ASCII);
+        assertThat(bytes).hasSize(size);
         return bytes;
     }
 }
