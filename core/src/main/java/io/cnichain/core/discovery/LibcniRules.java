@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -123,7 +122,7 @@ final class LibcniRules
     {
         // containerd reads the file into the struct as written, then up-converts it to a list, whose plugin is
         // decoded again from re-encoded JSON (keys sorted): both must hold, and the runtime runs the second.
-        Map<String, JsonValue> asWritten = decodeStruct(root, pluginFields(generation), "the configuration", false);
+        Map<String, JsonValue> asWritten = decodeStruct(root, PluginFields.of(generation), "the configuration", false);
         requireType(asWritten, "the configuration");
         String type = pluginType(root, "the configuration", true, generation);
         String name = asWritten.get("name") instanceof JString s ? s.value() : "";
@@ -144,7 +143,7 @@ final class LibcniRules
         if (!(plugin instanceof JObject object)) {
             throw invalid(what + " is " + a(plugin) + ", not an object");
         }
-        return requireType(decodeStruct(object, pluginFields(generation), what, sortedKeys), what);
+        return requireType(decodeStruct(object, PluginFields.of(generation), what, sortedKeys), what);
     }
 
     private static String requireType(Map<String, JsonValue> fields, String what)
@@ -156,12 +155,12 @@ final class LibcniRules
     }
 
     /** Go's struct decoding: each key goes to the field it matches by Unicode's simple case folding; the last one wins. */
-    private static Map<String, JsonValue> decodeStruct(JObject object, Map<String, Check> fields, String what, boolean sortedKeys)
+    static Map<String, JsonValue> decodeStruct(JObject object, Map<String, PluginFields.Check> fields, String what, boolean sortedKeys)
     {
         List<Member> members = sortedKeys ? asGoMap(object) : object.members();
         Map<String, JsonValue> decoded = new LinkedHashMap<>();
         for (Member member : members) {
-            for (Map.Entry<String, Check> field : fields.entrySet()) {
+            for (Map.Entry<String, PluginFields.Check> field : fields.entrySet()) {
                 if (foldsTo(member.key(), field.getKey())) {
                     field.getValue().check(member.value(), what + ": " + Printable.quoted(member.key()));
                     // Go: null into a string or struct field has no effect, so an earlier key's value stays.
@@ -296,121 +295,5 @@ final class LibcniRules
     static CniConfigParser.InvalidConfigException invalid(String reason)
     {
         return new CniConfigParser.InvalidConfigException(reason);
-    }
-
-    /**
-     * How a value must look to decode into a field's Go type; {@code null} fits every field.
-     *
-     * @param shape  the Go type's shape
-     * @param fields a struct's fields (for {@link Shape#STRUCT} and {@link Shape#STRUCT_ARRAY})
-     */
-    private record Check(Shape shape, Map<String, Check> fields)
-    {
-        enum Shape
-        {
-            STRING, OBJECT, BOOL_MAP, STRING_ARRAY, STRUCT, STRUCT_ARRAY
-        }
-
-        static Check string()
-        {
-            return new Check(Shape.STRING, Map.of());
-        }
-
-        static Check object()
-        {
-            return new Check(Shape.OBJECT, Map.of());
-        }
-
-        static Check boolMap()
-        {
-            return new Check(Shape.BOOL_MAP, Map.of());
-        }
-
-        static Check stringArray()
-        {
-            return new Check(Shape.STRING_ARRAY, Map.of());
-        }
-
-        static Check struct(Map<String, Check> fields)
-        {
-            return new Check(Shape.STRUCT, fields);
-        }
-
-        static Check structArray(Map<String, Check> fields)
-        {
-            return new Check(Shape.STRUCT_ARRAY, fields);
-        }
-
-        void check(JsonValue value, String where)
-        {
-            switch (shape) {
-                case STRING -> expect(value instanceof JString || value instanceof JNull, value, where, "a string");
-                case OBJECT -> expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
-                case BOOL_MAP -> {
-                    expect(value instanceof JObject || value instanceof JNull, value, where, "an object of booleans");
-                    if (value instanceof JObject object) {
-                        for (Member m : object.members()) {
-                            expect(m.value() instanceof JBool || m.value() instanceof JNull, m.value(), where + "." + m.key(), "a boolean");
-                        }
-                    }
-                }
-                case STRING_ARRAY -> {
-                    expect(value instanceof JArray || value instanceof JNull, value, where, "an array of strings");
-                    if (value instanceof JArray array) {
-                        for (JsonValue element : array.elements()) {
-                            string().check(element, where + "[]");
-                        }
-                    }
-                }
-                case STRUCT -> {
-                    expect(value instanceof JObject || value instanceof JNull, value, where, "an object");
-                    if (value instanceof JObject object) {
-                        decodeStruct(object, fields, where, false);
-                    }
-                }
-                case STRUCT_ARRAY -> {
-                    expect(value instanceof JArray || value instanceof JNull, value, where, "an array of objects");
-                    if (value instanceof JArray array) {
-                        for (JsonValue element : array.elements()) {
-                            struct(fields).check(element, where + "[]");
-                        }
-                    }
-                }
-            }
-        }
-
-        private static void expect(boolean ok, JsonValue value, String where, String wanted)
-        {
-            if (!ok) {
-                throw invalid(where + " is " + a(value) + ", not " + wanted + " (libcni cannot decode it)");
-            }
-        }
-    }
-
-    /** libcni 1.1's types.NetConf: no GC yet, so no valid attachments; a key of that name is any other key. */
-    private static Map<String, Check> pluginFields(LibcniGeneration generation)
-    {
-        return generation == LibcniGeneration.V1_1 ? PLUGIN_FIELDS_1_1 : PLUGIN_FIELDS;
-    }
-
-    /** libcni's types.PluginConf, with its IPAM, DNS and GCAttachment structs. */
-    private static final Map<String, Check> PLUGIN_FIELDS = Map.of(
-            "cniVersion", Check.string(),
-            "name", Check.string(),
-            "type", Check.string(),
-            "capabilities", Check.boolMap(),
-            "ipam", Check.struct(Map.of("type", Check.string())),
-            "dns", Check.struct(Map.of("nameservers", Check.stringArray(), "domain", Check.string(), "search", Check.stringArray(),
-                    "options", Check.stringArray())),
-            "prevResult", Check.object(),
-            "cni.dev/valid-attachments", Check.structArray(Map.of("containerID", Check.string(), "ifname", Check.string())));
-
-    private static final Map<String, Check> PLUGIN_FIELDS_1_1 = without(PLUGIN_FIELDS, "cni.dev/valid-attachments");
-
-    private static Map<String, Check> without(Map<String, Check> fields, String name)
-    {
-        Map<String, Check> rest = new HashMap<>(fields);
-        rest.remove(name);
-        return Map.copyOf(rest);
     }
 }
