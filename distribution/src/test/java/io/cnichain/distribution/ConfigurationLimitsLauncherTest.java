@@ -10,8 +10,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The heap the launcher gives (48 MiB) and what the agent reads agree: a configuration at the size limit
- * ({@code maxConfigBytes}, 1 MiB) and at the value limit ({@link GoJsonParser#MAX_VALUES}) is read and patched; one
- * past either is refused with the reason, never read until the heap runs out (which killed every command).
+ * ({@code maxConfigBytes}, 1 MiB) and at the value limit ({@link GoJsonParser#MAX_VALUES}) is read, and patched while
+ * our entry fits within them; one past either is refused with the reason, never read until the heap runs out (which
+ * killed every command).
  */
 @ExtendWith(TempNodeExtension.class)
 class ConfigurationLimitsLauncherTest
@@ -49,7 +50,8 @@ class ConfigurationLimitsLauncherTest
     }
 
     @Test
-    void aConfigurationAtEitherLimitIsPatched(TestNode node)
+    void aConfigurationAtEitherLimitIsReadAndPatchedWhileOurEntryFits(TestNode node)
+            throws java.io.IOException
     {
         // Values in the document besides the zeros: the root, cniVersion, name, plugins, two plugins, their members;
         // and room for our entry's (about 25), which the patched text must still load with.
@@ -60,11 +62,22 @@ class ConfigurationLimitsLauncherTest
         assertThat(install.code()).as(install.toString()).isZero();
         assertThat(node.read("10-calico.conflist")).contains("linkerd-cni");
 
-        write(node, padded(LIMIT_BYTES));
-        assertThat(node.read("10-calico.conflist").getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(LIMIT_BYTES);
+        // Room for our entry (about 400 bytes): patched, and still read back.
+        write(node, padded(LIMIT_BYTES - 1024));
         install = RealLauncher.run(node, "install");
         assertThat(install.code()).as(install.toString()).isZero();
-        assertThat(install.out()).doesNotContain("OutOfMemoryError");
+        assertThat(node.read("10-calico.conflist")).contains("linkerd-cni");
+        assertThat(java.nio.file.Files.size(node.confDir().resolve("10-calico.conflist"))).isLessThanOrEqualTo(LIMIT_BYTES);
+
+        // At the limit: read, but with our entry it would be more than we read back, to see the entry or remove it.
+        String atTheLimit = padded(LIMIT_BYTES);
+        write(node, atTheLimit);
+        assertThat(node.read("10-calico.conflist").getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(LIMIT_BYTES);
+        install = RealLauncher.run(node, "install");
+        assertThat(install.code()).as(install.toString()).isEqualTo(1);
+        assertThat(install.out()).doesNotContain("OutOfMemoryError")
+                .contains("10-calico.conflist: with our entry it would be ").contains(" bytes, more than the 1048576 (maxConfigBytes) we read back");
+        assertThat(node.read("10-calico.conflist")).isEqualTo(atTheLimit);
     }
 
     @Test
