@@ -30,28 +30,13 @@ public final class Sha256
     /** @return the digest of {@code bytes} in lower-case hex, 64 characters */
     public static String hex(byte[] bytes)
     {
-        int[] h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-        // The message, a 1 bit, zeros, and its length in bits as 64 bits: a whole number of 64-byte blocks. The
-        // message's whole blocks are read in place; the rest of it and the padding go into one or two blocks of their own.
-        int blocks = (int) ((bytes.length + 8L) / 64 + 1);
-        int tailFrom = bytes.length / 64 * 64;
-        byte[] tail = new byte[blocks * 64 - tailFrom];
-        System.arraycopy(bytes, tailFrom, tail, 0, bytes.length - tailFrom);
-        tail[bytes.length - tailFrom] = (byte) 0x80;
-        long bits = (long) bytes.length * 8;
-        for (int i = 0; i < 8; i++) {
-            tail[tail.length - 1 - i] = (byte) (bits >>> (8 * i));
-        }
+        int[] h = initial();
         int[] w = new int[64];
-        for (int block = 0; block < blocks; block++) {
-            int offset = block * 64;
-            for (int t = 0; t < 16; t++) {
-                int at = offset + t * 4;
-                w[t] = at < tailFrom ? word(bytes, at) : word(tail, at - tailFrom);
-            }
-            compress(h, w);
+        int whole = bytes.length / 64 * 64;
+        for (int offset = 0; offset < whole; offset += 64) {
+            block(h, w, bytes, offset);
         }
-        return text(h);
+        return finish(h, w, bytes, whole, bytes.length);
     }
 
     /**
@@ -62,36 +47,53 @@ public final class Sha256
     public static String hex(ReadableByteChannel in)
             throws IOException
     {
-        int[] h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+        int[] h = initial();
         int[] w = new int[64];
         ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
         long length = 0;
         while (in.read(buffer) >= 0) {
             buffer.flip();
-            for (; buffer.remaining() >= 64; length += 64) {
-                for (int t = 0; t < 16; t++) {
-                    w[t] = buffer.getInt();
-                }
-                compress(h, w);
+            for (; buffer.remaining() >= 64; buffer.position(buffer.position() + 64), length += 64) {
+                block(h, w, buffer.array(), buffer.position());
             }
             buffer.compact();
         }
-        buffer.flip();
-        int rest = buffer.remaining();
-        byte[] tail = new byte[rest + 9 <= 64 ? 64 : 128];
-        buffer.get(tail, 0, rest);
-        tail[rest] = (byte) 0x80;
-        long bits = (length + rest) * 8;
+        byte[] rest = new byte[buffer.position()];
+        buffer.flip().get(rest);
+        return finish(h, w, rest, 0, length + rest.length);
+    }
+
+    private static int[] initial()
+    {
+        return new int[] {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    }
+
+    /**
+     * The message's last bytes ({@code from} to the end of {@code rest}), a 1 bit, zeros, and the message's length in bits
+     * as 64 bits: one or two blocks of their own.
+     */
+    private static String finish(int[] h, int[] w, byte[] rest, int from, long length)
+    {
+        int count = rest.length - from;
+        byte[] tail = new byte[count + 9 <= 64 ? 64 : 128];
+        System.arraycopy(rest, from, tail, 0, count);
+        tail[count] = (byte) 0x80;
+        long bits = length * 8;
         for (int i = 0; i < 8; i++) {
             tail[tail.length - 1 - i] = (byte) (bits >>> (8 * i));
         }
         for (int offset = 0; offset < tail.length; offset += 64) {
-            for (int t = 0; t < 16; t++) {
-                w[t] = word(tail, offset + t * 4);
-            }
-            compress(h, w);
+            block(h, w, tail, offset);
         }
         return text(h);
+    }
+
+    private static void block(int[] h, int[] w, byte[] bytes, int offset)
+    {
+        for (int t = 0; t < 16; t++) {
+            w[t] = word(bytes, offset + t * 4);
+        }
+        compress(h, w);
     }
 
     private static String text(int[] h)
