@@ -60,11 +60,28 @@ final class Node
     static Node create(boolean chain, int others)
             throws IOException
     {
+        return create(chain, others, 0);
+    }
+
+    /** @param binaryMib the plugin binary's size in MiB: a script's two lines, then filler; 0 for the two lines alone */
+    static Node create(boolean chain, int others, int binaryMib)
+            throws IOException
+    {
         Node node = new Node(Files.createTempDirectory("cni-chain-bench-"), chain);
         Files.createDirectories(node.conf);
         Files.createDirectories(node.bin);
         Files.createDirectories(node.image);
-        Files.writeString(node.image.resolve("linkerd-cni"), "#!/bin/sh\ncat\n");
+        Files.writeString(node.image.resolve("linkerd-cni"), binaryMib > 0 ? "#!/bin/sh\ncat\nexit 0\n" : "#!/bin/sh\ncat\n");
+        if (binaryMib > 0) {
+            byte[] filler = new byte[1 << 20];
+            java.util.SplittableRandom random = new java.util.SplittableRandom(binaryMib);
+            try (var out = Files.newOutputStream(node.image.resolve("linkerd-cni"), java.nio.file.StandardOpenOption.APPEND)) {
+                for (int i = 0; i < binaryMib; i++) {
+                    random.nextBytes(filler);
+                    out.write(filler);
+                }
+            }
+        }
         Files.setPosixFilePermissions(node.image.resolve("linkerd-cni"), PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.createDirectories(node.serviceAccount);
         Files.writeString(node.serviceAccount.resolve("token"), "bench-token");

@@ -21,9 +21,11 @@ import java.util.Optional;
  * @param results      the result file (JSON)
  * @param only         "reaction", "idle", "startup", "periodic" or "scale": only those trials, no targets (to try a change); empty for everything
  * @param jvmOptions   JVM options added to the launcher's, for the agent and the floor alike (to try one)
+ * @param binaryMib    the plugin binary's size in MiB at the start-ups; 0 for a two-line script
  */
 record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int starts, int trials, int idleSeconds, int stormFiles,
-                int scaleEntries, int scaleTrials, Path results, Optional<String> only, List<String> jvmOptions)
+                int scaleEntries, int scaleTrials, Path results, Optional<String> only, List<String> jvmOptions,
+                int binaryMib)
 {
     boolean only(String part)
     {
@@ -53,6 +55,8 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                                 API calls, side by side for --idle seconds (not with --image)
               --jvm-option OPT  one JVM option more, for the agent (CNI_CHAIN_JAVA_OPTS) and the floor alike; repeat for
                                 more: to try an option before the launcher gets it (not with --image)
+              --binary-mib N    the plugin binary the start-ups copy, N MiB of it (default 0: a two-line script;
+                                Linkerd's linkerd-cni is a Go program of tens of MiB)
               --out FILE        the result file (default bench/results/DATE-jdkN[-image].json)
             """;
 
@@ -61,7 +65,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         Path dist = Path.of("distribution/target/cni-chain");
         Path javaHome = Path.of(System.getProperty("java.home"));
         Optional<Path> image = Optional.empty();
-        int runs = 3, starts = 10, trials = 100, idle = 60, storm = 10_000, scale = 5000, scaleTrials = 50;
+        int runs = 3, starts = 10, trials = 100, idle = 60, storm = 10_000, scale = 5000, scaleTrials = 50, binaryMib = 0;
         Path out = null;
         Optional<String> only = Optional.empty();
         List<String> jvmOptions = new ArrayList<>();
@@ -79,6 +83,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
                 case "--scale" -> scale = Integer.parseInt(value);
                 case "--scale-trials" -> scaleTrials = Integer.parseInt(value);
                 case "--out" -> out = Path.of(value);
+                case "--binary-mib" -> binaryMib = Integer.parseInt(value);
                 case "--jvm-option" -> {
                     if (value == null || !value.startsWith("-") || value.chars().anyMatch(Character::isWhitespace)) {
                         throw new IllegalArgumentException("--jvm-option takes one JVM option without blanks, such as -XX:CompileThresholdScaling=0.5\n" + USAGE);
@@ -109,6 +114,7 @@ record Settings(Path dist, Path javaHome, Optional<Path> image, int runs, int st
         if (out == null) {
             out = Path.of("bench/results", java.time.LocalDate.now() + "-jdk" + JavaRuntime.feature(javaHome) + (image.isPresent() ? "-image" : "") + ".json");
         }
-        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, only, List.copyOf(jvmOptions));
+        return new Settings(dist.toAbsolutePath(), javaHome.toAbsolutePath(), image, runs, starts, trials, idle, storm, scale, scaleTrials, out, only, List.copyOf(jvmOptions),
+                binaryMib);
     }
 }

@@ -35,7 +35,7 @@ final class Startups
         starting.addAll(startupOnly);
         for (int i = 0; i < settings.starts(); i++) {
             for (Program program : starting) {
-                try (Node node = Node.create(false, 0)) {
+                try (Node node = Node.create(false, 0, settings.binaryMib())) {
                     Path log = logs.resolve(program.name() + "-start-" + i + ".log");
                     long start = System.nanoTime();
                     // Watched from before the start: podman returns only after its container is running, and the
