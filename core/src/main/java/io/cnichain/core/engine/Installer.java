@@ -90,7 +90,7 @@ public final class Installer
     /**
      * The install sequence, run by the one-shot install and by every pass of the agent: the kubeconfig, then the
      * binaries, each when asked to compare it or when it is missing; no file patched while either is missing; then every
-     * file of the decision, each by {@code step}. Says nothing of what failed: the caller says it, once or every time.
+     * file of the decision, each by {@code step}; then the record of the binaries copied. Says nothing of what failed: the caller says it, once or every time.
      *
      * @param snapshot  the node
      * @param selection the adapter's decision
@@ -141,17 +141,22 @@ public final class Installer
             }
             binaryThere = binaryInstalled();
         }
-        Prerequisites owed = new Prerequisites(kubeconfigOwed, binariesOwed);
         Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere || !waiting.isEmpty());
-        if (missing.isPresent() || !waiting.isEmpty()) {
-            missing.ifPresent(failures::add);
-            return new InstallReport(selection, List.of(), written, kubeconfigWritten, failures, owed, waiting);
-        }
+        missing.ifPresent(failures::add);
         List<FileOutcome> outcomes = new ArrayList<>();
-        for (ConfigTarget target : selection.targets()) {
-            outcomes.add(step.apply(target));
+        if (missing.isEmpty() && waiting.isEmpty()) {
+            for (ConfigTarget target : selection.targets()) {
+                outcomes.add(step.apply(target));
+            }
         }
-        return new InstallReport(selection, outcomes, written, kubeconfigWritten, failures, owed, waiting);
+        try {
+            binaries.recordCopies();
+        }
+        catch (CniChainException e) {
+            failures.add(e.getMessage());
+            binariesOwed = true;
+        }
+        return new InstallReport(selection, outcomes, written, kubeconfigWritten, failures, new Prerequisites(kubeconfigOwed, binariesOwed), waiting);
     }
 
     /** @return why, when a file to patch already runs a plugin of our type of its own ({@link ConfigFilePatcher#primaryPluginOfOurType}) */

@@ -13,7 +13,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,8 +24,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads of the bin dir's files for {@link BinaryInstaller}: a binary is compared and digested a chunk at a time, never
- * held whole (a plugin's binary may be larger than the agent's heap); the install record is small and read whole.
+ * Reads of the bin dir's files and of the sources for {@link BinaryInstaller}: a binary is compared and digested a
+ * chunk at a time, never held whole (a plugin's binary may be larger than the agent's heap); the install record is
+ * small and read whole.
  */
 final class BinDirFiles
 {
@@ -67,6 +71,37 @@ final class BinDirFiles
         open.add(StandardOpenOption.READ);
         try (FileChannel channel = FileChannel.open(file, open)) {
             return Sha256.hex(channel);
+        }
+    }
+
+    /**
+     * Each source's digest while its file stays the same: a real plugin binary's takes hundreds of milliseconds with C1
+     * alone. A source is another file, or changed, when its identity, size or modification time is another.
+     */
+    static final class SourceDigests
+    {
+        private final Map<Path, Known> known = new HashMap<>();
+
+        String of(Path source)
+                throws IOException
+        {
+            // Looked at before it is read: a change during the read leaves a look that the next call finds changed.
+            BasicFileAttributes look = Files.readAttributes(source, BasicFileAttributes.class);
+            Known before = known.get(source);
+            if (before != null && before.sameFile(look)) {
+                return before.sha256();
+            }
+            String sha256 = sha256(source);
+            known.put(source, new Known(look.fileKey(), look.size(), look.lastModifiedTime(), sha256));
+            return sha256;
+        }
+
+        private record Known(Object fileKey, long size, FileTime modified, String sha256)
+        {
+            boolean sameFile(BasicFileAttributes look)
+            {
+                return fileKey != null && fileKey.equals(look.fileKey()) && size == look.size() && modified.equals(look.lastModifiedTime());
+            }
         }
     }
 

@@ -51,6 +51,10 @@ public final class BinaryInstaller
     private final String ownBinary;
     /** Host binaries of a source's name that install left alone, said once. */
     private final Set<String> notOurs = new HashSet<>();
+    /** The host's own binaries the last install left out, until {@link #recordCopies()} writes the record without them. */
+    private Optional<Set<String>> unrecorded = Optional.empty();
+    /** Every pass that compares the binaries (each start, our copy's own event, each rescan) writes the record. */
+    private final BinDirFiles.SourceDigests digests = new BinDirFiles.SourceDigests();
 
     /**
      * @param host      the host mount
@@ -78,6 +82,9 @@ public final class BinaryInstaller
     }
 
     /**
+     * Copies what differs; the record of the copies is written by {@link #recordCopies()}, after the files that name the
+     * plugin are patched, since its digests need not hold the first patch back.
+     *
      * @param shortName the plugin's short name for the log line ("linkerd")
      * @return the host paths written (empty when everything was already in place)
      */
@@ -137,7 +144,7 @@ public final class BinaryInstaller
         if (!written.isEmpty()) {
             log.info("Wrote {} CNI binaries to {}: {}", shortName, binDir, String.join(", ", whys));
         }
-        writeRecord(target, skipped);
+        unrecorded = Optional.of(skipped);
         return written;
     }
 
@@ -167,33 +174,39 @@ public final class BinaryInstaller
         }
     }
 
-    /** The record of what the source holds (but the host's own), written (atomically) only when it changes. */
-    private void writeRecord(Path target, Set<String> skipped)
+    /**
+     * Writes the record of the last {@link #install}'s binaries: what the source holds, but the host's own. Written
+     * (atomically) only when it changes; nothing to do when no install is unrecorded.
+     */
+    public void recordCopies()
     {
+        if (unrecorded.isEmpty()) {
+            return;
+        }
         StringBuilder record = new StringBuilder(RECORD_HEADER);
         for (Path source : sources()) {
-            if (skipped.contains(source.getFileName().toString())) {
+            if (unrecorded.get().contains(source.getFileName().toString())) {
                 continue;
             }
             try {
-                record.append(BinDirFiles.sha256(source)).append("  ").append(source.getFileName()).append('\n');
+                record.append(digests.of(source)).append("  ").append(source.getFileName()).append('\n');
             }
             catch (IOException e) {
                 throw new CniChainException(ErrorCode.IO, source, "cannot be read: " + e.getMessage(), e);
             }
         }
         byte[] bytes = record.toString().getBytes(StandardCharsets.UTF_8);
-        Path file = target.resolve(RECORD);
+        Path file = host.toContainer(binDir).resolve(RECORD);
         try {
-            if (BinDirFiles.holds(file, bytes)) {
-                return;
+            if (!BinDirFiles.holds(file, bytes)) {
+                writer.write(file, binDir.resolve(RECORD), bytes, FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
+                        Optional.empty());
             }
-            writer.write(file, binDir.resolve(RECORD), bytes, FileMode.exactly(PosixFilePermissions.fromString("rw-r--r--")),
-                    Optional.empty());
         }
         catch (IOException e) {
             throw new CniChainException(ErrorCode.IO, binDir.resolve(RECORD), "cannot be written: " + e.getMessage(), e);
         }
+        unrecorded = Optional.empty();
     }
 
     /**

@@ -140,6 +140,27 @@ class InstallerPatchTest
         assertThat(node.read("05-cilium.conf")).doesNotContain("linkerd-cni");
     }
 
+    /** The record's digests are the copied binaries' whole bytes, tens of MiB for a real plugin: the patch does not wait for them. */
+    @Test
+    void theRecordOfTheCopiedBinariesIsWrittenAfterThePatch()
+    {
+        Path record = node.binDir().resolve(io.cnichain.core.install.BinaryInstaller.RECORD);
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+        List<Boolean> recordedAtThePatch = new java.util.ArrayList<>();
+
+        InstallReport report = engine.installer().install(snapshot, selection, Prerequisites.ALL, target -> {
+            recordedAtThePatch.add(Files.exists(record));
+            return engine.installer().patch(target, selection, snapshot, Optional.empty());
+        });
+
+        assertThat(report.binaries()).contains(TestNode.BIN_DIR.resolve("linkerd-cni"));
+        assertThat(recordedAtThePatch).containsExactly(false);
+        assertThat(node.read("10-calico.conflist")).contains("\"type\": \"linkerd-cni\"");
+        assertThat(record).content().endsWith("  linkerd-cni\n");
+        assertThat(report.owed().any()).isFalse();
+    }
+
     /** One pass's look at the node, its decision, and the decision's target of that name. */
     record Decided(NodeSnapshot snapshot, Selection selection, ConfigTarget target) {}
 

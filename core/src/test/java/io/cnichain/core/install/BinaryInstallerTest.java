@@ -37,7 +37,7 @@ class BinaryInstallerTest
         Files.setPosixFilePermissions(node.imageBinDir().resolve("helper"), PosixFilePermissions.fromString("rw-r-----"));
         Files.createDirectories(node.imageBinDir().resolve("subdir"));
 
-        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/helper"), Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(install(installer)).containsExactly(Path.of("/opt/cni/bin/helper"), Path.of("/opt/cni/bin/linkerd-cni"));
         Path binary = node.binDir().resolve("linkerd-cni");
         assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(binary))).isEqualTo("rwxr-xr-x");
@@ -45,7 +45,7 @@ class BinaryInstallerTest
         assertThat(node.binDir().resolve("subdir")).doesNotExist();
 
         Object inode = Files.getAttribute(binary, "unix:ino");
-        assertThat(installer.install("linkerd")).isEmpty();
+        assertThat(install(installer)).isEmpty();
         assertThat(Files.getAttribute(binary, "unix:ino")).isEqualTo(inode);
     }
 
@@ -58,15 +58,50 @@ class BinaryInstallerTest
         Files.move(node.imageBinDir().resolve("linkerd-cni"), real);
         Files.createSymbolicLink(node.imageBinDir().resolve("linkerd-cni"), real);
 
-        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(install(installer)).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
         Path binary = node.binDir().resolve("linkerd-cni");
         assertThat(Files.isSymbolicLink(binary)).isFalse();
         assertThat(binary).hasSameBinaryContentAs(real);
         assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().contains("  linkerd-cni");
-        assertThat(installer.install("linkerd")).isEmpty();
+        assertThat(install(installer)).isEmpty();
 
         assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
         assertThat(binary).doesNotExist();
+    }
+
+    /** The record waits for the files that name the plugin: {@code Installer} writes it after the patch. */
+    @Test
+    void theRecordIsWrittenWhenAskedAfterTheCopy()
+            throws IOException
+    {
+        Path record = node.binDir().resolve(BinaryInstaller.RECORD);
+        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(record).doesNotExist();
+
+        installer.recordCopies();
+        assertThat(Files.readString(record)).endsWith(sha256(node.imageBinDir().resolve("linkerd-cni")) + "  linkerd-cni\n");
+        Object inode = Files.getAttribute(record, "unix:ino");
+        installer.recordCopies();
+        assertThat(install(installer)).isEmpty();
+        assertThat(Files.getAttribute(record, "unix:ino")).as("unchanged, not written again").isEqualTo(inode);
+    }
+
+    /** A source's digest is kept while its file stays the same; one rewritten in place, at the same size, is digested again. */
+    @Test
+    void aSourceRewrittenInPlaceIsRecordedWithItsNewDigest()
+            throws IOException
+    {
+        Path source = node.imageBinDir().resolve("linkerd-cni");
+        install(installer);
+        String before = sha256(source);
+        byte[] bytes = Files.readAllBytes(source);
+        bytes[bytes.length - 1] ^= 1;
+        Files.write(source, bytes);
+        Files.setLastModifiedTime(source, java.nio.file.attribute.FileTime.fromMillis(Files.getLastModifiedTime(source).toMillis() + 1000));
+        assertThat(sha256(source)).isNotEqualTo(before);
+
+        assertThat(install(installer)).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().endsWith(sha256(source) + "  linkerd-cni\n");
     }
 
     @Test
@@ -76,7 +111,7 @@ class BinaryInstallerTest
         Path binary = node.binDir().resolve("linkerd-cni");
         Files.writeString(binary, "old version");
         Files.setPosixFilePermissions(binary, PosixFilePermissions.fromString("rw-------"));
-        installer.install("linkerd");
+        install(installer);
         assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(binary))).isEqualTo("rwxr-xr-x");
     }
@@ -86,7 +121,7 @@ class BinaryInstallerTest
             throws IOException
     {
         Files.writeString(node.imageBinDir().resolve("helper"), "data");
-        installer.install("linkerd");
+        install(installer);
         Files.writeString(node.binDir().resolve("helper"), "someone else's now");
         node.binaries("bridge");
         assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
@@ -104,7 +139,7 @@ class BinaryInstallerTest
         Files.writeString(hosts, "the host's bridge");
         CapturedLog.clear();
 
-        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(install(installer)).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
         assertThat(hosts).hasContent("the host's bridge");
         assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().doesNotContain("bridge").contains("linkerd-cni");
         assertThat(CapturedLog.lines()).anyMatch(line -> line.contains("/opt/cni/bin/bridge is the host's, not installed by cni-chain: left as it is"));
@@ -120,7 +155,7 @@ class BinaryInstallerTest
     void withoutItsSourceUninstallRemovesWhatTheRecordNames()
             throws IOException
     {
-        installer.install("linkerd");
+        install(installer);
         node.binaries("bridge");
         Path record = node.binDir().resolve(BinaryInstaller.RECORD);
         assertThat(Files.readString(record)).startsWith("# written by cni-chain install").containsPattern("\n[0-9a-f]{64}  linkerd-cni\n");
@@ -137,7 +172,7 @@ class BinaryInstallerTest
     void aRecordedBinaryWhoseBytesChangedIsLeftAndSaid()
             throws IOException
     {
-        installer.install("linkerd");
+        install(installer);
         Files.writeString(node.binDir().resolve("linkerd-cni"), "#!/bin/sh\n# someone else's\n");
         Files.delete(node.imageBinDir().resolve("linkerd-cni"));
         assertThat(installer.uninstall()).isEmpty();
@@ -152,7 +187,7 @@ class BinaryInstallerTest
     void withoutItsSourceOrARecordThePluginsBinaryIsLeftAndUninstallSaysWhy()
             throws IOException
     {
-        installer.install("linkerd");
+        install(installer);
         node.binaries("bridge");
         Files.delete(node.binDir().resolve(BinaryInstaller.RECORD));
         Files.delete(node.imageBinDir().resolve("linkerd-cni"));
@@ -178,7 +213,7 @@ class BinaryInstallerTest
     {
         node.binaries("bridge", "linkerd-cni");
         BinaryInstaller same = new BinaryInstaller(new HostPaths(node.hostRoot()), node.binDir(), TestNode.BIN_DIR, new AtomicFileWriter());
-        assertThat(same.install("linkerd")).isEmpty();
+        assertThat(install(same)).isEmpty();
         assertThat(same.namesUninstallMayRemove()).as("the host's binaries are not the image's").containsExactly("linkerd-cni");
         assertThat(same.uninstall()).isEmpty();
         assertThat(same.leftForWantOfSource("linkerd-cni")).hasValue("/opt/cni/bin/linkerd-cni: left in place: the binary source " + node.binDir()
@@ -194,7 +229,7 @@ class BinaryInstallerTest
             throws IOException
     {
         Files.writeString(node.imageBinDir().resolve("helper"), "data");
-        installer.install("linkerd");
+        install(installer);
         node.binaries("bridge");
         Files.writeString(node.binDir().resolve("helper"), "someone else's now");
         BinaryInstaller onTheHost = new BinaryInstaller(new HostPaths(node.hostRoot()), node.binDir(), TestNode.BIN_DIR, new AtomicFileWriter());
@@ -221,18 +256,37 @@ class BinaryInstallerTest
         Path huge = sparse(node.root().resolve("huge"));
         Path binary = node.binDir().resolve("linkerd-cni");
         Files.createSymbolicLink(binary, huge);
-        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> installer.install("linkerd")))
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> install(installer)))
                 .as("a link at the plugin's name is refused, not followed").isInstanceOf(io.cnichain.core.CniChainException.class);
         assertThat(Files.isSymbolicLink(binary)).isTrue();
 
         Files.delete(binary);
         sparse(binary);
-        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+        assertThat(install(installer)).containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
         assertThat(binary).hasSameBinaryContentAs(node.imageBinDir().resolve("linkerd-cni"));
         Files.delete(binary);
         sparse(binary);
         assertThat(installer.uninstall()).as("not the binary install copied").isEmpty();
         assertThat(Files.size(binary)).isEqualTo(3L << 30);
+    }
+
+    /** Install as {@code Installer} runs it: the copies, then their record. */
+    private static java.util.List<Path> install(BinaryInstaller installer)
+    {
+        java.util.List<Path> written = installer.install("linkerd");
+        installer.recordCopies();
+        return written;
+    }
+
+    private static String sha256(Path file)
+            throws IOException
+    {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        }
+        catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** 3 GiB that cost the disk nothing. */

@@ -1,5 +1,6 @@
 package io.cnichain.distribution.agent;
 
+import io.cnichain.testkit.Await;
 import io.cnichain.testkit.TempNodeExtension;
 import io.cnichain.testkit.TestNode;
 import org.junit.jupiter.api.Test;
@@ -63,8 +64,9 @@ class AgentLargeFilesTest
         }
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, node.conf("05-cilium.conflist"));
+            // Ready, and the choice said, once the pass is over: after the patch.
+            Await.until(Duration.ofSeconds(20), () -> agent.get("/readyz").status() == 200, agent::log);
             assertThat(agent.log()).contains("Using adapter cilium").doesNotContain("OutOfMemoryError").doesNotContain("disabled");
-            assertThat(agent.get("/readyz").status()).isEqualTo(200);
             assertThat(agent.alive()).isTrue();
         }
     }
@@ -87,7 +89,9 @@ class AgentLargeFilesTest
             agent.awaitLog("30-other-19.conflist-current: with our entry it would be 1048961 bytes, more than the 1048576 (maxConfigBytes) we read "
                     + "back; left untouched", Duration.ofSeconds(20));
             awaitPatched(agent, node.conf("30-other-39.conflist-current"));
-            assertThat(agent.get("/readyz").body()).startsWith("not ready").contains("30-other-00.conflist-current: with our entry it would be");
+            Await.until(Duration.ofSeconds(20), () -> agent.get("/readyz").body().contains("30-other-00.conflist-current: with our entry it would be"),
+                    agent::log);
+            assertThat(agent.get("/readyz").body()).startsWith("not ready");
             assertThat(Files.size(node.conf("30-other-00.conflist-current"))).isEqualTo(SIZE);
             assertThat(agent.log()).contains("Using adapter oci-vcn-native").doesNotContain("OutOfMemoryError");
             assertThat(agent.alive()).isTrue();
@@ -107,8 +111,10 @@ class AgentLargeFilesTest
         try (AgentProcess agent = AgentProcess.start(node)) {
             awaitPatched(agent, node.conf("10-calico.conflist"));
             assertThat(Files.mismatch(source, copy)).isEqualTo(-1);
-            assertThat(Files.readString(node.host(TestNode.BIN_DIR.resolve(".cni-chain.installed"))))
-                    .contains(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(binary)) + "  linkerd-cni");
+            // Recorded after the patch, digested a chunk at a time.
+            String recorded = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(binary)) + "  linkerd-cni";
+            Path record = node.host(TestNode.BIN_DIR.resolve(".cni-chain.installed"));
+            Await.until(Duration.ofSeconds(20), () -> Files2.read(record).contains(recorded), () -> "no record of the copy:\n" + agent.log());
             // Not started with the downward API's names, the agent takes every stop for an uninstall.
             assertThat(agent.terminate(Duration.ofSeconds(30))).isZero();
             assertThat(agent.log()).doesNotContain("OutOfMemoryError").contains("Removing linkerd-cni config from");
