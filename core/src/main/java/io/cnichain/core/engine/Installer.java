@@ -90,7 +90,7 @@ public final class Installer
     /**
      * The install sequence, run by the one-shot install and by every pass of the agent: the kubeconfig, then the
      * binaries, each when asked to compare it or when it is missing; no file patched while either is missing; then every
-     * file of the decision, each by {@code step}; then the record of the binaries copied. Says nothing of what failed: the caller says it, once or every time.
+     * file of the decision, each by {@code step}; then, files patched or not, the record of the binaries copied. Says nothing of what failed: the caller says it, once or every time.
      *
      * @param snapshot  the node
      * @param selection the adapter's decision
@@ -144,17 +144,23 @@ public final class Installer
         Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere || !waiting.isEmpty());
         missing.ifPresent(failures::add);
         List<FileOutcome> outcomes = new ArrayList<>();
-        if (missing.isEmpty() && waiting.isEmpty()) {
-            for (ConfigTarget target : selection.targets()) {
-                outcomes.add(step.apply(target));
+        try {
+            if (missing.isEmpty() && waiting.isEmpty()) {
+                for (ConfigTarget target : selection.targets()) {
+                    outcomes.add(step.apply(target));
+                }
             }
         }
-        try {
-            binaries.recordCopies();
-        }
-        catch (CniChainException e) {
-            failures.add(e.getMessage());
-            binariesOwed = true;
+        finally {
+            // After the patch, even when a step threw: the record's digests need not hold the first patch back, and
+            // the next install takes what the record names for ours.
+            try {
+                binaries.recordCopies();
+            }
+            catch (CniChainException e) {
+                failures.add(e.getMessage());
+                binariesOwed = true;
+            }
         }
         return new InstallReport(selection, outcomes, written, kubeconfigWritten, failures, new Prerequisites(kubeconfigOwed, binariesOwed), waiting);
     }

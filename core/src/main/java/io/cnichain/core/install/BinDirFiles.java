@@ -2,6 +2,7 @@ package io.cnichain.core.install;
 
 import io.cnichain.core.fs.Sha256;
 import io.cnichain.core.fs.linux.FileSystemCalls;
+import io.cnichain.core.fs.linux.FileSystemCalls.Identity;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,8 +14,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -75,8 +74,10 @@ final class BinDirFiles
     }
 
     /**
-     * Each source's digest while its file stays the same: a real plugin binary's takes hundreds of milliseconds with C1
-     * alone. A source is another file, or changed, when its identity, size or modification time is another.
+     * Each source's digest while its file stays the same ({@link Identity}): a real plugin binary's takes hundreds of
+     * milliseconds with C1 alone. Not refused for a file changed just before the read, as the parse cache refuses it: the
+     * chart's init container copies the binary there a moment before the agent starts, and a rewrite of the same size
+     * within one clock tick would only leave a record that uninstall finds not matching, so the binary stays.
      */
     static final class SourceDigests
     {
@@ -85,24 +86,24 @@ final class BinDirFiles
         String of(Path source)
                 throws IOException
         {
-            // Looked at before it is read: a change during the read leaves a look that the next call finds changed.
-            BasicFileAttributes look = Files.readAttributes(source, BasicFileAttributes.class);
-            Known before = known.get(source);
-            if (before != null && before.sameFile(look)) {
-                return before.sha256();
+            Path file = source.toRealPath();
+            Optional<Identity> before = FileSystemCalls.get().identityOf(file);
+            Known cached = known.get(source);
+            if (cached != null && before.isPresent() && cached.identity().equals(before.get())) {
+                return cached.sha256();
             }
-            String sha256 = sha256(source);
-            known.put(source, new Known(look.fileKey(), look.size(), look.lastModifiedTime(), sha256));
+            String sha256 = sha256(file);
+            Optional<Identity> after = FileSystemCalls.get().identityOf(file);
+            if (before.isPresent() && before.equals(after)) {
+                known.put(source, new Known(after.get(), sha256));
+            }
+            else {
+                known.remove(source);
+            }
             return sha256;
         }
 
-        private record Known(Object fileKey, long size, FileTime modified, String sha256)
-        {
-            boolean sameFile(BasicFileAttributes look)
-            {
-                return fileKey != null && fileKey.equals(look.fileKey()) && size == look.size() && modified.equals(look.lastModifiedTime());
-            }
-        }
+        private record Known(Identity identity, String sha256) {}
     }
 
     /**

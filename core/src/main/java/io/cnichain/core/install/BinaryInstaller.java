@@ -53,7 +53,8 @@ public final class BinaryInstaller
     private final Set<String> notOurs = new HashSet<>();
     /** The host's own binaries the last install left out, until {@link #recordCopies()} writes the record without them. */
     private Optional<Set<String>> unrecorded = Optional.empty();
-    /** Every pass that compares the binaries (each start, our copy's own event, each rescan) writes the record. */
+    /** Binaries this process copied: ours, whether or not a record names them yet (a pass may end before its record). */
+    private final Set<String> copied = new HashSet<>();
     private final BinDirFiles.SourceDigests digests = new BinDirFiles.SourceDigests();
 
     /**
@@ -105,6 +106,7 @@ public final class BinaryInstaller
         List<Path> written = new ArrayList<>();
         List<String> whys = new ArrayList<>();
         Set<String> recorded = recordedNames(target);
+        recorded.addAll(copied);
         Set<String> skipped = new HashSet<>();
         for (Path source : sources()) {
             Path name = source.getFileName();
@@ -134,6 +136,7 @@ public final class BinaryInstaller
                     continue;
                 }
                 writer.copy(destination, binDir.resolve(name), source, FileMode.exactly(mode));
+                copied.add(name.toString());
                 written.add(binDir.resolve(name));
                 whys.add(name + " " + why);
             }
@@ -167,24 +170,27 @@ public final class BinaryInstaller
     private static Set<String> recordedNames(Path target)
     {
         try {
-            return BinDirFiles.readRecord(target).keySet();
+            return new HashSet<>(BinDirFiles.readRecord(target).keySet());
         }
         catch (IOException e) {
-            return Set.of();
+            return new HashSet<>();
         }
     }
 
     /**
      * Writes the record of the last {@link #install}'s binaries: what the source holds, but the host's own. Written
-     * (atomically) only when it changes; nothing to do when no install is unrecorded.
+     * (atomically) only when it changes; nothing to do when no install is unrecorded, and an empty source leaves an
+     * earlier record as it is.
      */
     public void recordCopies()
     {
-        if (unrecorded.isEmpty()) {
+        List<Path> sources = sources();
+        if (unrecorded.isEmpty() || sources.isEmpty()) {
+            unrecorded = Optional.empty();
             return;
         }
         StringBuilder record = new StringBuilder(RECORD_HEADER);
-        for (Path source : sources()) {
+        for (Path source : sources) {
             if (unrecorded.get().contains(source.getFileName().toString())) {
                 continue;
             }

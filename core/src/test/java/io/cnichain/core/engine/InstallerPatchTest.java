@@ -161,6 +161,34 @@ class InstallerPatchTest
         assertThat(report.owed().any()).isFalse();
     }
 
+    @Test
+    void aStepThatThrowsLeavesTheRecordOfTheCopiesAllTheSame()
+    {
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> engine.installer().install(snapshot, selection, Prerequisites.ALL, target -> {
+            throw new IllegalStateException("a step's bug");
+        }))).hasMessage("a step's bug");
+        assertThat(node.binDir().resolve(io.cnichain.core.install.BinaryInstaller.RECORD)).content().endsWith("  linkerd-cni\n");
+    }
+
+    @Test
+    void aRecordThatCannotBeWrittenFailsThePassAfterThePatchAndLeavesTheBinariesOwed()
+            throws IOException
+    {
+        Path record = Files.createDirectory(node.binDir().resolve(io.cnichain.core.install.BinaryInstaller.RECORD));
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+
+        InstallReport report = engine.installer().install(snapshot, selection, Prerequisites.ALL,
+                target -> engine.installer().patch(target, selection, snapshot, Optional.empty()));
+
+        assertThat(node.read("10-calico.conflist")).contains("\"type\": \"linkerd-cni\"");
+        assertThat(report.failures()).containsExactly("/opt/cni/bin/" + record.getFileName() + ": is not a regular file; refusing to replace it");
+        assertThat(report.owed().binaries()).isTrue();
+    }
+
     /** One pass's look at the node, its decision, and the decision's target of that name. */
     record Decided(NodeSnapshot snapshot, Selection selection, ConfigTarget target) {}
 

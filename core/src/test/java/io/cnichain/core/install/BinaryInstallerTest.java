@@ -104,6 +104,37 @@ class BinaryInstallerTest
         assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().endsWith(sha256(source) + "  linkerd-cni\n");
     }
 
+    /** A pass may end before its record (a step that threw, a record that could not be written): what it copied is ours still. */
+    @Test
+    void aBinaryCopiedByAnInstallNotYetRecordedIsStillOurs()
+            throws IOException
+    {
+        Files.writeString(node.imageBinDir().resolve("helper"), "data");
+        assertThat(installer.install("linkerd")).containsExactly(Path.of("/opt/cni/bin/helper"), Path.of("/opt/cni/bin/linkerd-cni"));
+        CapturedLog.clear();
+
+        Files.writeString(node.imageBinDir().resolve("helper"), "data, newer");
+        assertThat(install(installer)).containsExactly(Path.of("/opt/cni/bin/helper"));
+        assertThat(CapturedLog.lines()).noneMatch(line -> line.contains("is the host's"));
+        assertThat(node.binDir().resolve(BinaryInstaller.RECORD)).content().contains("  helper\n").contains("  linkerd-cni\n");
+        assertThat(installer.uninstall()).containsExactly(Path.of("/opt/cni/bin/helper"), Path.of("/opt/cni/bin/linkerd-cni"));
+    }
+
+    /** A source emptied (a mount gone, a wrong CONTAINER_CNI_BIN_DIR) copies nothing, and keeps the record of what is ours. */
+    @Test
+    void anEmptySourceLeavesTheRecordAsItIs()
+            throws IOException
+    {
+        install(installer);
+        Path record = node.binDir().resolve(BinaryInstaller.RECORD);
+        String before = Files.readString(record);
+        Files.delete(node.imageBinDir().resolve("linkerd-cni"));
+
+        assertThat(install(installer)).isEmpty();
+        assertThat(record).hasContent(before);
+        assertThat(installer.uninstall()).as("removed by the record").containsExactly(Path.of("/opt/cni/bin/linkerd-cni"));
+    }
+
     @Test
     void replacesADifferingBinaryAtomically()
             throws IOException
