@@ -44,8 +44,10 @@ class AgentLargeFilesTest
             awaitPatched(agent, node.conf("10-calico.conflist"));
             agent.awaitLog("00-broken-78.conflist sorts before the effective configuration", Duration.ofSeconds(10));
             assertThat(agent.get("/healthz").status()).isEqualTo(200);
-            // Not ready, and why: libcni 1.1 would load the first of the second half, which we cannot patch.
-            assertThat(agent.get("/readyz").body()).contains("libcni 1.1 (containerd 1.6) loads /etc/cni/net.d/00-broken-01.conflist, which libcni 1.3 rejects");
+            // Not ready, and why (said once the pass is over): libcni 1.1 would load the first of the second half, which we
+            // cannot patch.
+            Await.until(Duration.ofSeconds(10), () -> agent.get("/readyz").body()
+                    .contains("libcni 1.1 (containerd 1.6) loads /etc/cni/net.d/00-broken-01.conflist, which libcni 1.3 rejects"), agent::log);
             assertThat(agent.log()).doesNotContain("OutOfMemoryError");
             assertThat(agent.alive()).isTrue();
         }
