@@ -34,8 +34,9 @@ class FaultHealthFloodTest
     /** Its limit on connected sockets: those open, and those closed in the turn of its loop under way (docs/security.md). */
     private static final int MAX_SOCKETS = 1152;
     /**
-     * The chart's memory limit for the agent: above it the kubelet kills the container. The heap's own limit (48 MiB,
-     * the launcher's) is what the agent grows into under the flood's garbage; what the server holds is far less.
+     * Well below the chart's memory limit for the agent (192 MiB), above which the kubelet kills the container. The
+     * heap's own limit (48 MiB, the launcher's) is what the agent grows into under the flood's garbage; what the server
+     * holds is far less.
      */
     private static final long MEMORY_LIMIT_MIB = 128;
 
