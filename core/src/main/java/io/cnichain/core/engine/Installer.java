@@ -90,7 +90,8 @@ public final class Installer
     /**
      * The install sequence, run by the one-shot install and by every pass of the agent: the kubeconfig, then the
      * binaries, each when asked to compare it or when it is missing; no file patched while either is missing; then every
-     * file of the decision, each by {@code step}; then, files patched or not, the record of the binaries copied. Says nothing of what failed: the caller says it, once or every time.
+     * file of the decision, each by {@code step}; then, files patched or not, the record of the binaries copied. Says
+     * nothing of what failed: the caller says it, once or every time.
      *
      * @param snapshot  the node
      * @param selection the adapter's decision
