@@ -184,8 +184,11 @@ public final class BinaryInstaller
      */
     public void recordCopies()
     {
+        if (unrecorded.isEmpty()) {
+            return;
+        }
         List<Path> sources = sources();
-        if (unrecorded.isEmpty() || sources.isEmpty()) {
+        if (sources.isEmpty()) {
             unrecorded = Optional.empty();
             return;
         }
