@@ -30,7 +30,8 @@ import static java.util.Objects.requireNonNull;
  * alone run on the caller's thread, untimed, {@link AdapterCalls#onCallingThread}); an adapter that throws anything but an
  * {@link AdapterException}, returns {@code null} or does not return in time is disabled, reported once (one
  * log line naming the adapter, where it came from and why), and from then on every call fails at once with an
- * {@link AdapterException}, which the selector and the engine already treat as that adapter's failure.
+ * {@link AdapterException}, which the selector and the engine already treat as that adapter's failure. A built-in
+ * adapter that runs out of heap fails that call only: its reads are bounded, so the heap ran out under the whole agent.
  * Adapters only ever see a {@link ReadOnlyNodeView}.
  *
  * <p>An {@link AdapterException} is the adapter reporting a problem it understood (an unusable setting, a file
@@ -230,6 +231,11 @@ public final class GuardedAdapter
         catch (AdapterCalls.CallFailure e) {
             if (e.error() instanceof AdapterException adapterException) {
                 throw adapterException;
+            }
+            if (onCallingThread && e.error() instanceof OutOfMemoryError) {
+                // A built-in adapter's reads are bounded: the heap ran out under the whole agent, for now. This call
+                // fails; the next pass asks again.
+                throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, method + "() " + e.getMessage() + "; asked again at the next pass");
             }
             throw disabledException(disable(method + "() " + e.getMessage()));
         }

@@ -129,6 +129,34 @@ class GuardedAdapterTest
         assertThat(seen.threads).hasSize(2).element(1).isNotSameAs(Thread.currentThread());
     }
 
+    /** Never disabled for good after a transient error: the heap is the whole agent's, and the next pass asks again. */
+    @Test
+    void aBuiltInAdapterThatRunsOutOfHeapFailsThatCallOnly()
+    {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        Scripted raw = new Scripted("built-in", () -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new OutOfMemoryError("Java heap space");
+            }
+        });
+        GuardedAdapter guarded = GuardedAdapter.guard(raw, "built-in", LIMIT, true);
+
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x")))
+                .isInstanceOf(AdapterException.class)
+                .hasMessageStartingWith("detect() threw java.lang.OutOfMemoryError: Java heap space")
+                .hasMessageEndingWith("; asked again at the next pass");
+        assertThat(guarded.disabledReason()).isEmpty();
+        assertThat(guarded.detect(node.snapshot(), AdapterSettings.empty("x"))).isNotNull();
+
+        Scripted plugin = new Scripted("plugin", () -> {
+            throw new OutOfMemoryError("Java heap space");
+        });
+        GuardedAdapter fromAJar = GuardedAdapter.guard(plugin, "plugin jar /p/plugin.jar", LIMIT);
+        assertThatThrownBy(() -> fromAJar.detect(node.snapshot(), AdapterSettings.empty("x"))).hasMessageStartingWith("is disabled: detect() threw "
+                + "java.lang.OutOfMemoryError");
+        assertThat(fromAJar.disabledReason()).as("a jar's adapter may be what fills the heap").isPresent();
+    }
+
     @Test
     void anAdapterThatHangsIsAbandonedAtTheTimeLimit()
     {
