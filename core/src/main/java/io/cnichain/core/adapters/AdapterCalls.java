@@ -77,7 +77,8 @@ public final class AdapterCalls
      * Runs core code that calls adapters on the calling thread, for adapters built into the agent: their code is the
      * agent's own, reads the node only through the core's bounded calls, and a hang in it would be the agent's bug, which
      * {@code /healthz} reports as a stuck pass. The calls inside are not timed; one that throws is reported to its caller
-     * as from {@link #call}, so a built-in adapter that throws is still disabled. What it saves is the hand-over to an
+     * as from {@link #call}, so a built-in adapter that throws is still disabled (but for running out of heap, which
+     * {@link GuardedAdapter} lets through). What it saves is the hand-over to an
      * adapter-call thread and back, on every pass (docs/performance.md has the figure).
      *
      * @param body the decision; what it throws reaches the caller unchanged

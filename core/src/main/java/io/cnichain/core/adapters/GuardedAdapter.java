@@ -31,7 +31,7 @@ import static java.util.Objects.requireNonNull;
  * {@link AdapterException}, returns {@code null} or does not return in time is disabled, reported once (one
  * log line naming the adapter, where it came from and why), and from then on every call fails at once with an
  * {@link AdapterException}, which the selector and the engine already treat as that adapter's failure. A built-in
- * adapter that runs out of heap fails that call only: its reads are bounded, so the heap ran out under the whole agent.
+ * adapter's {@link OutOfMemoryError} is the agent's own, and passes through: the pass ends as on any other.
  * Adapters only ever see a {@link ReadOnlyNodeView}.
  *
  * <p>An {@link AdapterException} is the adapter reporting a problem it understood (an unusable setting, a file
@@ -232,10 +232,10 @@ public final class GuardedAdapter
             if (e.error() instanceof AdapterException adapterException) {
                 throw adapterException;
             }
-            if (onCallingThread && e.error() instanceof OutOfMemoryError) {
-                // A built-in adapter's reads are bounded: the heap ran out under the whole agent, for now. This call
-                // fails; the next pass asks again.
-                throw new AdapterException(AdapterException.Code.ADAPTER_FAILURE, method + "() " + e.getMessage() + "; asked again at the next pass");
+            if (onCallingThread && e.error() instanceof OutOfMemoryError outOfHeap) {
+                // A built-in adapter is the agent's own code: its heap is the agent's. The pass ends as on any other
+                // OutOfMemoryError, and the agent restarts with a fresh heap, instead of deciding without this adapter.
+                throw outOfHeap;
             }
             throw disabledException(disable(method + "() " + e.getMessage()));
         }

@@ -129,24 +129,24 @@ class GuardedAdapterTest
         assertThat(seen.threads).hasSize(2).element(1).isNotSameAs(Thread.currentThread());
     }
 
-    /** Never disabled for good after a transient error: the heap is the whole agent's, and the next pass asks again. */
+    /**
+     * Never disabled for good, nor decided without: a built-in adapter's heap is the agent's, and its OutOfMemoryError ends
+     * the pass as any other does (the loop stops, the agent exits and restarts with a fresh heap).
+     */
     @Test
-    void aBuiltInAdapterThatRunsOutOfHeapFailsThatCallOnly()
+    void aBuiltInAdapterThatRunsOutOfHeapIsNotDisabledAndTheErrorPassesThrough()
     {
-        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         Scripted raw = new Scripted("built-in", () -> {
-            if (calls.incrementAndGet() == 1) {
-                throw new OutOfMemoryError("Java heap space");
-            }
+            throw new OutOfMemoryError("Java heap space");
         });
         GuardedAdapter guarded = GuardedAdapter.guard(raw, "built-in", LIMIT, true);
 
-        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x")))
-                .isInstanceOf(AdapterException.class)
-                .hasMessageStartingWith("detect() threw java.lang.OutOfMemoryError: Java heap space")
-                .hasMessageEndingWith("; asked again at the next pass");
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x"))).isInstanceOf(OutOfMemoryError.class)
+                .hasMessage("Java heap space");
         assertThat(guarded.disabledReason()).isEmpty();
-        assertThat(guarded.detect(node.snapshot(), AdapterSettings.empty("x"))).isNotNull();
+        assertThatThrownBy(() -> guarded.detect(node.snapshot(), AdapterSettings.empty("x"))).isInstanceOf(OutOfMemoryError.class);
+        assertThat(raw.calls).as("asked again").hasValue(2);
+        assertThat(CapturedLog.lines()).noneMatch(line -> line.contains("disabled"));
 
         Scripted plugin = new Scripted("plugin", () -> {
             throw new OutOfMemoryError("Java heap space");
@@ -386,6 +386,26 @@ class GuardedAdapterTest
         assertThat(selection.chosen().name()).isEqualTo("fine");
         assertThat(registry.find("broken").orElseThrow().state()).isEqualTo("disabled");
         assertThat(broken.calls).as("asked once, then disabled").hasValue(1);
+    }
+
+    /** No decision without the adapter that ran out of heap: the error reaches the pass, also from the guarded thread. */
+    @Test
+    void aBuiltInAdapterThatRunsOutOfHeapEndsTheDecisionInsteadOfAnotherAdapterMakingIt()
+    {
+        Scripted outOfHeap = new Scripted("out-of-heap", () -> {
+            throw new OutOfMemoryError("Java heap space");
+        });
+        Scripted fine = new Scripted("fine", () -> {});
+        AdapterRegistry builtIn = registryOf(LoadedAdapter.Origin.BUILT_IN, outOfHeap, fine);
+        assertThatThrownBy(() -> new AdapterSelector(builtIn, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto()))
+                .isInstanceOf(OutOfMemoryError.class);
+        assertThat(builtIn.find("out-of-heap").orElseThrow().state()).isNotEqualTo("disabled");
+
+        Scripted outside = new Scripted("outside", () -> {});
+        AdapterRegistry withAPlugin = new AdapterRegistry(List.of(new LoadedAdapter(outOfHeap, "1", LoadedAdapter.Origin.BUILT_IN, "built-in"),
+                new LoadedAdapter(outside, "1", LoadedAdapter.Origin.PLUGIN, "/plugins/outside.jar", Optional.of("outside"))), List.of(), LIMIT);
+        assertThatThrownBy(() -> new AdapterSelector(withAPlugin, node.config().adapters()).select(node.snapshot(), AdapterChoice.auto()))
+                .isInstanceOf(OutOfMemoryError.class);
     }
 
     @Test
