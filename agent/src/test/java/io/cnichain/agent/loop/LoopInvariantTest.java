@@ -106,6 +106,28 @@ class LoopInvariantTest
         }
     }
 
+    /**
+     * Patched ahead of the runtime, which loads no file yet: ready would lift the start-up fence, and the primary's first
+     * file the runtime loads could come without our entry.
+     */
+    @Test
+    void aFileOnlyTheAdapterNamesKeepsTheAgentNotReadyUntilTheRuntimeLoadsAFile(TestNode node)
+            throws Exception
+    {
+        Path own = node.write("10-own.conflist-current", TestNode.OCI);
+        try (RunningLoop loop = RunningLoop.start(node, RunningLoop.FAST, LoopTestAdapter.naming("10-own.conflist-current"))) {
+            loop.awaitPatched(own);
+            loop.barrier();
+            assertThat(loop.status.notReady()).containsExactly("no CNI configuration in /etc/cni/net.d that the runtime loads yet (patched ahead of it: "
+                    + "/etc/cni/net.d/10-own.conflist-current)");
+            assertThat(loop.metrics()).contains("cnichain_ready 0\n");
+
+            Files.createSymbolicLink(node.conf("10-own.conflist"), Path.of("10-own.conflist-current"));
+            loop.awaitReady();
+            assertThat(node.read("10-own.conflist-current")).isEqualTo(node.read("10-own.conflist"));
+        }
+    }
+
     @Test
     void aFirstFileTooLargeToReadWholeKeepsTheAgentNotReady(TestNode node)
             throws Exception
