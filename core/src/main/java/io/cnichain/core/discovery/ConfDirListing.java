@@ -53,7 +53,7 @@ record ConfDirListing(Map<String, ConfigEntry> entries, Map<Path, Path> readable
             problem = Optional.of(layout.confDir() + ": is not a directory");
         }
         catch (IOException e) {
-            problem = Optional.of(layout.confDir() + ": cannot be listed: " + e.getMessage());
+            problem = Optional.of(layout.confDir() + ": cannot be listed: " + io.cnichain.core.fs.AtomicFileWriter.describe(e));
         }
         names.sort(NodeSnapshot.BYTE_ORDER);
         Map<String, ConfigEntry> entries = new LinkedHashMap<>();

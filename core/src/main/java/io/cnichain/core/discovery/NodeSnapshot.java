@@ -95,6 +95,15 @@ public final class NodeSnapshot
         return listingProblem;
     }
 
+    /**
+     * Why what the configuration directory holds is unknown: it is a directory, but it could not be listed (permission,
+     * a security module's denial). Unlike a missing directory, it may hold files the runtime loads.
+     */
+    public Optional<String> contentsUnknown()
+    {
+        return listingProblem.filter(problem -> java.nio.file.Files.isDirectory(layout.containerConfDir()));
+    }
+
     @Override
     public Path confDir()
     {

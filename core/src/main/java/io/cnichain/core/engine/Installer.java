@@ -105,6 +105,8 @@ public final class Installer
         // An adapter that failed, or an effective configuration we may not write, fails the pass, but the files that can
         // be patched still are: the runtime's file first of all.
         List<String> failures = problems(selection);
+        // Not "no primary yet": the runtime may load a file there that we cannot see.
+        snapshot.contentsUnknown().ifPresent(failures::add);
         if (selection.targets().isEmpty()) {
             return new InstallReport(selection, List.of(), List.of(), false, failures, compare, List.of());
         }
@@ -132,17 +134,22 @@ public final class Installer
         boolean binaryThere = binaryInstalled();
         boolean binariesOwed = compare.binaries() || !binaryThere;
         List<Path> written = List.of();
+        boolean binaryFailed = false;
         if (binariesOwed) {
             try {
                 written = installBinaries();
                 binariesOwed = false;
             }
             catch (CniChainException e) {
-                failures.add(e.getMessage());
+                // A kubeconfig that cannot be rendered holds the binaries back too: said once, above.
+                if (!failures.contains(e.getMessage())) {
+                    failures.add(e.getMessage());
+                }
+                binaryFailed = true;
             }
             binaryThere = binaryInstalled();
         }
-        Optional<String> missing = missingPrerequisite(binaryThere, kubeconfigThere || !waiting.isEmpty());
+        Optional<String> missing = missingPrerequisite(binaryThere, binaryFailed, kubeconfigThere || !waiting.isEmpty());
         missing.ifPresent(failures::add);
         List<FileOutcome> outcomes = new ArrayList<>();
         try {
@@ -227,12 +234,13 @@ public final class Installer
     }
 
     /** @return why no configuration may name the plugin now, if so: its binary or its kubeconfig is missing */
-    private Optional<String> missingPrerequisite(boolean binaryThere, boolean kubeconfigThere)
+    private Optional<String> missingPrerequisite(boolean binaryThere, boolean binaryFailed, boolean kubeconfigThere)
     {
         if (!binaryThere) {
             Path source = config.paths().sourceBinDir();
-            return Optional.of(config.paths().binDir().resolve(config.plugin().type()) + ": the " + config.plugin().type() + " binary is not installed (source "
-                    + source + " " + (Files.isDirectory(source) ? "does not contain it" : "does not exist") + "); no configuration may name a missing binary");
+            String why = binaryFailed ? "for the failure above" : "source " + source + " " + (Files.isDirectory(source) ? "does not contain it" : "does not exist");
+            return Optional.of(config.paths().binDir().resolve(config.plugin().type()) + ": the " + config.plugin().type() + " binary is not installed ("
+                    + why + "); no configuration may name a missing binary");
         }
         if (!kubeconfigThere) {
             return Optional.of(kubeconfig.hostPath() + ": the plugin's kubeconfig is missing");

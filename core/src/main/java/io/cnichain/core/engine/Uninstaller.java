@@ -92,10 +92,12 @@ public final class Uninstaller
         }
         boolean kubeconfigRemoved = false;
         List<Path> removedBinaries = List.of();
-        if (!stillNaming.isEmpty() || !failures.isEmpty()) {
+        Optional<String> unseen = after.contentsUnknown();
+        if (!stillNaming.isEmpty() || !failures.isEmpty() || unseen.isPresent()) {
             // A configuration naming a missing binary breaks ADD and DEL for every pod on the node: while any
             // file may still name one of our binaries, the binaries and the kubeconfig stay.
             List<String> why = new ArrayList<>();
+            unseen.ifPresent(problem -> why.add(problem + ", so a configuration there may still name " + type));
             stillNaming.forEach((name, files) -> why.add(files + " still name " + name + (name.equals(type) ? "" : " (installed by cni-chain; this "
                     + "uninstall's plugin type is " + type + ")")));
             String failure = "keeping the kubeconfig and the binaries: "

@@ -333,7 +333,8 @@ public final class AtomicFileWriter
         }
     }
 
-    static String describe(IOException e)
+    /** @return the reason in a few words: the JDK's message for a denial is only the path */
+    public static String describe(IOException e)
     {
         if (e instanceof java.nio.file.AccessDeniedException) {
             return "permission denied";

@@ -189,6 +189,24 @@ class InstallerPatchTest
         assertThat(report.owed().binaries()).isTrue();
     }
 
+    /** The binary waits for the kubeconfig, so its source is not why it is missing: one failure, said once. */
+    @Test
+    void aKubeconfigThatCannotBeRenderedIsTheOneReasonGivenForTheMissingBinary()
+            throws IOException
+    {
+        Files.delete(node.serviceAccountDir().resolve("token"));
+        NodeSnapshot snapshot = engine.snapshot();
+        Selection selection = engine.select(snapshot);
+
+        InstallReport report = engine.installer().install(snapshot, selection, Prerequisites.ALL,
+                target -> engine.installer().patch(target, selection, snapshot, Optional.empty()));
+
+        assertThat(report.failures()).containsExactly(node.serviceAccountDir().resolve("token") + ": the service-account token does not exist",
+                "/opt/cni/bin/linkerd-cni: the linkerd-cni binary is not installed (for the failure above); no configuration may name a missing binary");
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+        assertThat(node.read("10-calico.conflist")).doesNotContain("linkerd-cni");
+    }
+
     /** One pass's look at the node, its decision, and the decision's target of that name. */
     record Decided(NodeSnapshot snapshot, Selection selection, ConfigTarget target) {}
 
