@@ -72,9 +72,10 @@ final class ReconcilePass
                 result = result == Result.FAILED || outcome.failed() ? Result.FAILED : Result.WAITING;
             }
         }
-        if (!selection.targets().isEmpty() && snapshot.effectiveConfig().isEmpty()) {
+        if (!selection.targets().isEmpty() && snapshot.effectiveConfig().isEmpty() && scanner.snapshot().effectiveConfig().isEmpty()) {
             // An adapter may name a file before the runtime loads it (OCI's target before its link): patched ahead, but
             // ready would lift the start-up fence while the runtime has no configuration, and its first one may lack us.
+            // Asked again of the node as it is now: the pass's look may have caught the primary's file half-written.
             notReady.add("no CNI configuration in " + engine.config().paths().confDir() + " that the runtime loads yet (patched ahead of it: "
                     + selection.targets().stream().map(target -> target.path().toString()).collect(java.util.stream.Collectors.joining(", ")) + ")");
             result = result == Result.OK ? Result.WAITING : result;
