@@ -3,6 +3,7 @@ package io.cnichain.agent.kube;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cnichain.agent.time.Backoff;
+import io.cnichain.agent.time.Clock;
 import io.cnichain.core.config.PodIdentity;
 import io.cnichain.core.json.CniJson;
 import org.slf4j.Logger;
@@ -11,13 +12,16 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Base64;
 import java.util.Optional;
 import java.util.SplittableRandom;
 
@@ -55,21 +59,36 @@ public final class PluginToken
         }
     }
 
+    /** The fewest seconds between tries as the token nears its end: the refused calls' first back-off. */
+    private static final Duration NEAR_END_WAIT = Duration.ofSeconds(30);
+    private static final int MAX_TOKEN_BYTES = 64 * 1024;
+
     private final Attempt<Issued> attempt;
     private final String subject;
+    private final Path file;
+    private final Clock clock;
     private final Backoff backoff;
     private final Backoff refusals = new Backoff(Backoff.Policy.refusedByApiServer(), new SplittableRandom());
     private final SplittableRandom random = new SplittableRandom();
     private String lastError = "";
     private volatile String state = "not requested yet";
+    /** When the token the kubeconfig is made from ends, by this node's clock; none while there is none, or it does not say. */
+    private volatile Optional<Instant> expires;
+    private Optional<Instant> saidExpired = Optional.empty();
     private boolean saidUnbound;
 
-    /** @param subject the account, for messages ({@code NAMESPACE/NAME}) */
-    public PluginToken(Attempt<Issued> attempt, String subject)
+    /**
+     * @param subject the account, for messages ({@code NAMESPACE/NAME})
+     * @param file    where {@code attempt} writes the token: one written by an earlier agent on this node counts until it ends
+     */
+    public PluginToken(Attempt<Issued> attempt, String subject, Path file, Clock clock)
     {
         this.attempt = requireNonNull(attempt, "attempt is null");
         this.subject = requireNonNull(subject, "subject is null");
+        this.file = requireNonNull(file, "file is null");
+        this.clock = requireNonNull(clock, "clock is null");
         this.backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
+        this.expires = expiry(file);
     }
 
     /** One request, in this process: the token written to {@code file}, which the loop watches and turns into the kubeconfig. */
@@ -101,7 +120,55 @@ public final class PluginToken
         catch (IOException e) {
             throw new ApiCallException("file", file + ": cannot write the plugin's token: " + e.getMessage());
         }
-        return new Issued(renewIn(answer.path("status").path("expirationTimestamp").asText("")), boundToNode);
+        String expiration = answer.path("status").path("expirationTimestamp").asText("");
+        Duration lifetime = lifetime(token).orElseGet(() -> untilExpiry(expiration));
+        Duration renew = Duration.ofMillis(lifetime.toMillis() * 4 / 5);
+        return new Issued(renew.compareTo(Duration.ofMinutes(1)) < 0 ? Duration.ofMinutes(1) : renew, boundToNode);
+    }
+
+    /**
+     * The lifetime a service-account token states of itself, a JWT's {@code exp} less its {@code iat}: both by the API
+     * server's clock, so that a node's clock set wrong does not move the renewal past the end.
+     */
+    static Optional<Duration> lifetime(String token)
+    {
+        String[] parts = token.split("\\.", -1);
+        if (parts.length != 3) {
+            return Optional.empty();
+        }
+        try {
+            JsonNode claims = CniJson.parse(Base64.getUrlDecoder().decode(parts[1]));
+            JsonNode issued = claims.path("iat");
+            JsonNode expires = claims.path("exp");
+            return issued.canConvertToLong() && expires.canConvertToLong() && expires.asLong() > issued.asLong()
+                    ? Optional.of(Duration.ofSeconds(expires.asLong() - issued.asLong())) : Optional.empty();
+        }
+        catch (IllegalArgumentException | CniJson.InvalidJsonException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** When the token in {@code file} ends by this node's clock: its lifetime counted from when it was written. */
+    static Optional<Instant> expiry(Path file)
+    {
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!attributes.isRegularFile() || attributes.size() > MAX_TOKEN_BYTES) {
+                return Optional.empty();
+            }
+            return lifetime(Files.readString(file, StandardCharsets.US_ASCII).trim()).map(life -> attributes.lastModifiedTime().toInstant().plus(life));
+        }
+        catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Why the agent is not ready for its token, if so: the one the kubeconfig holds has ended, and no other came. */
+    public Optional<String> expired()
+    {
+        return expires.filter(end -> !clock.instant().isBefore(end)).map(end -> "the plugin's token (service account " + subject + ") ended at "
+                + end + " by this node's clock: the chained plugin's calls to the API server fail, and so pods on this node cannot start, until "
+                + "the agent gets a new one (" + state + ")");
     }
 
     private static ObjectNode tokenRequest(Optional<String> node)
@@ -137,6 +204,7 @@ public final class PluginToken
             }
             lastError = "";
             state = "renewed in " + renewIn.toSeconds() + " s";
+            expires = expiry(file);
             return new KubeWork.Next.In(renewIn);
         }
         catch (ApiCallException e) {
@@ -145,23 +213,35 @@ public final class PluginToken
                 log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", e.getMessage());
                 lastError = e.kind();
             }
-            state = "not had yet: " + e.getMessage() + " (again in " + wait.toMillis() / 1000.0 + " s)";
+            expires = expiry(file);
+            Optional<Instant> end = expires;
+            Instant wall = clock.instant();
+            if (end.isPresent() && wall.isBefore(end.get())) {
+                // Tried again at least once before the token ends, and more often as it nears its end, within Retry-After.
+                Duration half = Duration.between(wall, end.get()).dividedBy(2);
+                Duration nearEnd = half.compareTo(NEAR_END_WAIT) < 0 ? NEAR_END_WAIT : half;
+                Duration capped = wait.compareTo(nearEnd) < 0 ? wait : nearEnd;
+                wait = e.retryAfter().filter(asked -> asked.compareTo(capped) > 0).orElse(capped);
+            }
+            state = (end.isPresent() ? "not renewed: " : "not had yet: ") + e.getMessage() + " (again in " + wait.toMillis() / 1000.0 + " s)";
+            if (end.isPresent() && !wall.isBefore(end.get()) && !end.equals(saidExpired)) {
+                log.error("The plugin's token for service account {} ended at {} and no new one came: the chained plugin's calls to the API server "
+                        + "fail, and so pods on this node cannot start; the agent is not ready until it gets one: {}", subject, end.get(), e.getMessage());
+                saidExpired = end;
+            }
             return new KubeWork.Next.In(wait);
         }
     }
 
-    /** By the expiry the answer gives, not by what was asked. */
-    private static Duration renewIn(String expiration)
+    /** By the expiry the answer gives against this node's clock, for a token that does not say its own. */
+    private static Duration untilExpiry(String expiration)
     {
-        Duration lifetime = Duration.ofSeconds(LIFETIME_SECONDS);
         try {
-            lifetime = Duration.between(Instant.now(), Instant.parse(expiration));
+            return Duration.between(Instant.now(), Instant.parse(expiration));
         }
         catch (DateTimeParseException e) {
-            // no expiry given: the lifetime asked for
+            return Duration.ofSeconds(LIFETIME_SECONDS);
         }
-        Duration renew = Duration.ofMillis(lifetime.toMillis() * 4 / 5);
-        return renew.compareTo(Duration.ofMinutes(1)) < 0 ? Duration.ofMinutes(1) : renew;
     }
 
     /** Atomically, readable by root only: the loop sees one complete token or the previous one. */

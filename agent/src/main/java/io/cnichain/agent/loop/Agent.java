@@ -85,6 +85,7 @@ public final class Agent
         Optional<PluginToken> pluginToken = pluginToken();
         pluginToken.ifPresent(token -> {
             status.addDetail(token::describe);
+            status.addCondition(token::expired);
             kube.add(token);
         });
         SignalHandler handler = this::onSignal;
@@ -211,7 +212,7 @@ public final class Agent
         PodIdentity pod = config.run().pod().get();
         Attempt<PluginToken.Issued> attempt = attempt("plugin-token", PluginToken.Issued::parse,
                 () -> PluginToken.request(client(), pod, account.get(), KubeconfigSettings.REQUESTED_TOKEN));
-        return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get()));
+        return Optional.of(new PluginToken(attempt, pod.namespace() + "/" + account.get(), KubeconfigSettings.REQUESTED_TOKEN, Clock.SYSTEM));
     }
 
     private void onSignal(Signal signal)

@@ -27,6 +27,7 @@ final class AgentStatus
     private final AtomicLong wakeUpsDone = new AtomicLong();
     private final List<Consumer<Boolean>> readinessListeners = new CopyOnWriteArrayList<>();
     private final List<Supplier<String>> details = new CopyOnWriteArrayList<>();
+    private final List<Supplier<java.util.Optional<String>>> conditions = new CopyOnWriteArrayList<>();
 
     AgentStatus(Clock clock)
     {
@@ -36,7 +37,7 @@ final class AgentStatus
     void publish(List<String> reasons)
     {
         notReady = List.copyOf(reasons);
-        boolean ready = notReady.isEmpty();
+        boolean ready = notReady.isEmpty() && conditions().isEmpty();
         readinessListeners.forEach(listener -> listener.accept(ready));
     }
 
@@ -52,6 +53,17 @@ final class AgentStatus
         details.add(detail);
     }
 
+    /** A reason not to be ready that no pass sees, asked whenever readiness is: it may begin between passes (a token's end). */
+    void addCondition(Supplier<java.util.Optional<String>> condition)
+    {
+        conditions.add(condition);
+    }
+
+    private List<String> conditions()
+    {
+        return conditions.stream().map(Supplier::get).flatMap(java.util.Optional::stream).toList();
+    }
+
     List<String> details()
     {
         return details.stream().map(Supplier::get).filter(detail -> !detail.isEmpty()).toList();
@@ -60,21 +72,25 @@ final class AgentStatus
     /** What the runtime loads is not known until a pass ends: one stuck on a file says so within a second. */
     List<String> notReady()
     {
+        List<String> reasons = new java.util.ArrayList<>();
+        long since = busySinceNanos;
         if (loopEnded) {
             // An Error, or a stop: nothing keeps what it last said true.
-            List<String> reasons = new java.util.ArrayList<>(List.of("the reconcile loop is not running"));
-            reasons.addAll(notReady);
-            return reasons;
+            reasons.add("the reconcile loop is not running");
         }
-        long since = busySinceNanos;
-        if (since != 0 && clock.nanoTime() - since > PASS_NOT_READY.toNanos()) {
-            List<String> reasons = new java.util.ArrayList<>();
+        else if (since != 0 && clock.nanoTime() - since > PASS_NOT_READY.toNanos()) {
             reasons.add("a reconcile pass has been under way for " + (clock.nanoTime() - since) / 1_000_000
                     + " ms; what the runtime loads is not known until it ends");
-            reasons.addAll(notReady);
-            return reasons;
         }
-        return notReady;
+        List<String> published = notReady;
+        List<String> conditions = conditions();
+        if (reasons.isEmpty() && conditions.isEmpty()) {
+            // The very list the last pass published: a test tells a new publication by its identity.
+            return published;
+        }
+        reasons.addAll(published);
+        reasons.addAll(conditions);
+        return reasons;
     }
 
     boolean ready()

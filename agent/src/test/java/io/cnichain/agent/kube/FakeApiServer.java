@@ -65,6 +65,7 @@ public final class FakeApiServer
     private String denial = OUR_FENCE;
     private boolean nodeBinding = true;
     private Optional<java.time.Duration> tokenLifetime = Optional.empty();
+    private java.time.Duration clockAhead = java.time.Duration.ZERO;
     private long version = 100;
     private Optional<String> forbiddenUser = Optional.empty();
 
@@ -216,7 +217,26 @@ public final class FakeApiServer
         nodeBinding = supported;
     }
 
-    /** The tokens issued by TokenRequest so far, in order. */
+    /** This server's clock runs ahead of the node's by this much (negative: behind), as the dates in its tokens show. */
+    public synchronized void clockAhead(java.time.Duration ahead)
+    {
+        clockAhead = ahead;
+    }
+
+    /**
+     * A token as the API server's are, a JWT whose claims date it by the server's clock; signed by nobody: its last part
+     * is the token's name in {@link #issuedTokens()}.
+     */
+    public static String jwt(long issuedAt, long expiresAt, String name)
+    {
+        java.util.Base64.Encoder base64 = java.util.Base64.getUrlEncoder().withoutPadding();
+        String claims = "{\"aud\":[\"https://kubernetes.default.svc\"],\"exp\":" + expiresAt + ",\"iat\":" + issuedAt
+                + ",\"sub\":\"system:serviceaccount:cni-chain:cni-chain-plugin\"}";
+        return base64.encodeToString("{\"alg\":\"RS256\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "."
+                + base64.encodeToString(claims.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "." + name;
+    }
+
+    /** The names of the tokens issued by TokenRequest so far, in order: each token ends with its name. */
     public synchronized List<String> issuedTokens()
     {
         return List.copyOf(issued);
@@ -384,12 +404,13 @@ public final class FakeApiServer
         if (!nodeBinding && asked.path("spec").path("boundObjectRef").path("kind").asText().equals("Node")) {
             return failure(400, "BadRequest", "cannot bind token to a Node object as the \"ServiceAccountTokenNodeBinding\" feature-gate is disabled");
         }
-        String token = "plugin-token-" + (issued.size() + 1);
-        issued.add(token);
+        String name = "plugin-token-" + (issued.size() + 1);
+        issued.add(name);
         ObjectNode answer = ((ObjectNode) asked).deepCopy();
         long seconds = tokenLifetime.map(java.time.Duration::toSeconds).orElse(asked.path("spec").path("expirationSeconds").asLong(3600));
-        answer.putObject("status").put("token", token).put("expirationTimestamp",
-                java.time.Instant.now().plusSeconds(seconds).truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+        java.time.Instant now = java.time.Instant.now().plus(clockAhead).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        answer.putObject("status").put("token", jwt(now.getEpochSecond(), now.getEpochSecond() + seconds, name))
+                .put("expirationTimestamp", now.plusSeconds(seconds).toString());
         return new Answer(201, answer);
     }
 

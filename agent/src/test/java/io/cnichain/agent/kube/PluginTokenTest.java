@@ -67,7 +67,7 @@ class PluginTokenTest
         assertThat(spec.path("boundObjectRef").path("kind").asText()).as("the API server binds to a pod only its own account's tokens")
                 .isEqualTo("Node");
         assertThat(spec.path("boundObjectRef").path("name").asText()).isEqualTo("node-1");
-        assertThat(Files.readString(file)).isEqualTo("plugin-token-1");
+        assertThat(Files.readString(file)).endsWith(".plugin-token-1");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
         assertThat(Duration.ofNanos(next - clock.nanoTime())).as("70 to 80 %% of an hour").isBetween(Duration.ofMinutes(41), Duration.ofMinutes(49));
         assertThat(token.describe()).contains("cni-chain/cni-chain-plugin").contains("renewed in");
@@ -76,7 +76,7 @@ class PluginTokenTest
 
         clock.advance(Duration.ofMinutes(49));
         work.awaitRuns(2, WAIT);
-        assertThat(Files.readString(file)).isEqualTo("plugin-token-2");
+        assertThat(Files.readString(file)).endsWith(".plugin-token-2");
         assertThat(server.issuedTokens()).containsExactly("plugin-token-1", "plugin-token-2");
     }
 
@@ -90,10 +90,10 @@ class PluginTokenTest
         long next = work.awaitRuns(1, WAIT);
         assertThat(server.requests()).extracting(request -> request.json().path("spec").has("boundObjectRef")).containsExactly(true, false);
         assertThat(server.requests().get(1).json().path("spec").path("expirationSeconds").asLong()).isEqualTo(3600);
-        assertThat(Files.readString(file)).isEqualTo("plugin-token-1");
+        assertThat(Files.readString(file)).endsWith(".plugin-token-1");
         clock.advance(Duration.ofNanos(next - clock.nanoTime()));
         work.awaitRuns(2, WAIT);
-        assertThat(Files.readString(file)).isEqualTo("plugin-token-2");
+        assertThat(Files.readString(file)).endsWith(".plugin-token-2");
         assertThat(CapturedLog.lines()).filteredOn(line -> line.startsWith("WARN The API server cannot bind a token to a Node")).as("said once")
                 .hasSize(1);
         assertThat(CapturedLog.lines()).anyMatch(line -> line.contains("cni-chain/cni-chain-plugin, bound by time alone"));
@@ -141,6 +141,73 @@ class PluginTokenTest
         assertThat(server.issuedTokens()).hasSize(1);
     }
 
+    /** The token's own dates are the API server's: a node's clock 20 minutes behind must not move the renewal past the end. */
+    @Test
+    void aRenewalComesByTheTokensOwnLifetimeWhateverTheNodesClock()
+            throws Exception
+    {
+        server.clockAhead(Duration.ofMinutes(20));
+        work.add(token(dir.resolve("plugin-token/token")));
+        long next = work.awaitRuns(1, WAIT);
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).as("70 to 80 %% of the hour the token states").isBetween(Duration.ofMinutes(41),
+                Duration.ofMinutes(49));
+    }
+
+    /**
+     * Renewals refused from the first (a Role changed by an upgrade): tried again more often as the token nears its end,
+     * and once it ends, the agent is not ready (every new pod's setup fails then) and says so once.
+     */
+    @Test
+    void aTokenThatEndsWithoutANewOneMakesTheAgentNotReadyAndIsSaidOnce()
+            throws Exception
+    {
+        Path file = dir.resolve("plugin-token/token");
+        PluginToken token = token(file);
+        work.add(token);
+        long next = work.awaitRuns(1, WAIT);
+        java.time.Instant end = Files.getLastModifiedTime(file).toInstant().plus(Duration.ofHours(1));
+        server.forbidAll("system:serviceaccount:cni-chain:cni-chain");
+        int runs = 1;
+        while (clock.instant().plusNanos(next - clock.nanoTime()).isBefore(end)) {
+            assertThat(token.expired()).as("before its end").isEmpty();
+            clock.advance(Duration.ofNanos(next - clock.nanoTime()));
+            next = work.awaitRuns(++runs, WAIT);
+        }
+        assertThat(Duration.between(end, clock.instant().plusNanos(next - clock.nanoTime()))).as("the first try after the end, within")
+                .isLessThanOrEqualTo(Duration.ofSeconds(30));
+        assertThat(runs).as("refused tries, doubling but not past the end").isBetween(6, 20);
+        assertThat(token.describe()).contains("not renewed: POST /api/v1/namespaces/cni-chain/serviceaccounts/cni-chain-plugin/token: HTTP 403");
+
+        clock.advance(Duration.ofNanos(next - clock.nanoTime()));
+        next = work.awaitRuns(++runs, WAIT);
+        assertThat(token.expired()).hasValueSatisfying(reason -> assertThat(reason).startsWith("the plugin's token (service account "
+                + "cni-chain/cni-chain-plugin) ended at " + end + " by this node's clock: the chained plugin's calls to the API server fail")
+                .contains("HTTP 403"));
+        clock.advance(Duration.ofNanos(next - clock.nanoTime()));
+        work.awaitRuns(++runs, WAIT);
+        assertThat(CapturedLog.lines()).filteredOn(line -> line.startsWith("ERROR The plugin's token for service account cni-chain/cni-chain-plugin "
+                + "ended at " + end + " and no new one came")).as("said once").hasSize(1);
+        assertThat(Files.readString(file)).as("the ended token stays: nothing better").endsWith(".plugin-token-1");
+    }
+
+    /** The token file outlives the container: one an earlier agent wrote counts until it ends, before any request. */
+    @Test
+    void aTokenLeftByAnEarlierAgentCountsUntilItEnds()
+            throws Exception
+    {
+        Path file = Files.createDirectories(dir.resolve("plugin-token")).resolve("token");
+        long now = clock.instant().getEpochSecond();
+        Files.writeString(file, FakeApiServer.jwt(now - 3000, now + 600, "left-behind"));
+        Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.from(clock.instant().minusSeconds(3000)));
+        PluginToken token = token(file);
+        assertThat(token.expired()).isEmpty();
+        clock.advance(Duration.ofMinutes(11));
+        assertThat(token.expired()).hasValueSatisfying(reason -> assertThat(reason).contains("ended at"));
+
+        Files.writeString(file, "not-a-jwt");
+        assertThat(token(file).expired()).as("a token that does not say its end").isEmpty();
+    }
+
     /**
      * Agents that got their tokens in the same minute (a DaemonSet created on every node, or the nodes whose renewals
      * fell into an outage, all served when it ends) must not renew in the same minute every 48 minutes for ever.
@@ -166,6 +233,6 @@ class PluginTokenTest
     {
         KubeApiClient client = new KubeApiClient("127.0.0.1", server.port(), dir.resolve("serviceaccount/token"), dir.resolve("serviceaccount/ca.crt"),
                 Duration.ofSeconds(5), clock);
-        return new PluginToken(() -> PluginToken.request(client, POD, "cni-chain-plugin", file), "cni-chain/cni-chain-plugin");
+        return new PluginToken(() -> PluginToken.request(client, POD, "cni-chain-plugin", file), "cni-chain/cni-chain-plugin", file, clock);
     }
 }

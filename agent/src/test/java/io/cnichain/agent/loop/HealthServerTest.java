@@ -62,6 +62,26 @@ class HealthServerTest
                 .endsWith("\r\n\r\nnot ready:\n- no primary CNI configuration in /etc/cni/net.d yet\n");
     }
 
+    /** A condition no pass sees (the plugin's token ended) is asked at each probe, and told to readiness's listeners too. */
+    @Test
+    void aConditionOutsideThePassesIsAReasonWhileItHolds()
+            throws IOException
+    {
+        java.util.concurrent.atomic.AtomicReference<java.util.Optional<String>> ended = new java.util.concurrent.atomic.AtomicReference<>(
+                java.util.Optional.empty());
+        List<Boolean> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        status.addCondition(ended::get);
+        status.onReadiness(told::add);
+        status.publish(List.of());
+        assertThat(exchange("GET /readyz HTTP/1.0\n\n")).endsWith("\r\n\r\nready\n");
+
+        ended.set(java.util.Optional.of("the plugin's token ended"));
+        assertThat(exchange("GET /readyz HTTP/1.0\n\n")).startsWith("HTTP/1.1 503 Service Unavailable\r\n")
+                .endsWith("\r\n\r\nnot ready:\n- the plugin's token ended\n");
+        status.publish(List.of());
+        assertThat(told).containsExactly(true, false);
+    }
+
     @Test
     void headGetsTheHeadersWithoutTheBody()
             throws IOException

@@ -14,6 +14,9 @@ public final class ManualClock
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final AtomicLong now = new AtomicLong(TimeUnit.DAYS.toNanos(1));
+    /** The wall clock starts at the real time, so that it compares with the times files get. */
+    private final java.time.Instant start = java.time.Instant.now();
+    private final long startNanos = now.get();
 
     @Override
     public long nanoTime()
@@ -25,6 +28,12 @@ public final class ManualClock
     public long blockNanos(long deadlineNanos)
     {
         return deadlineNanos - now.get() <= 0 ? 0 : POLL_NANOS;
+    }
+
+    @Override
+    public java.time.Instant instant()
+    {
+        return start.plusNanos(now.get() - startNanos);
     }
 
     public void advance(Duration by)

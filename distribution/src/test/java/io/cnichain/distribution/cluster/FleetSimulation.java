@@ -165,7 +165,8 @@ class FleetSimulation
             work = new KubeWork(Clock.SYSTEM);
             taint = new StartupTaint(() -> StartupTaint.lift(client, pod.node(), TAINT), pod.node(), TAINT);
             taint.onReadiness(true);
-            work.add(new PluginToken(() -> PluginToken.request(client, pod, "cni-chain-plugin", tokenFile), pod.namespace() + "/cni-chain-plugin"));
+            work.add(new PluginToken(() -> PluginToken.request(client, pod, "cni-chain-plugin", tokenFile), pod.namespace() + "/cni-chain-plugin", tokenFile,
+                    Clock.SYSTEM));
             work.add(taint);
         }
 
