@@ -22,7 +22,25 @@ public final class ConfigNames
 
     private static final List<String> NEVER_CONFIG_SUFFIXES = List.of(".cilium_bak", ".tmp", ".install", ".old", ".bak", ".swp", "~");
 
+    private static final String CILIUM_BACKUP = ".cilium_bak";
+
     private ConfigNames() {}
+
+    /**
+     * Cilium's exclusive mode renames every other configuration to {@code NAME.cilium_bak}, and in chaining mode reads
+     * those backups back to build its own file (cilium daemon/cmd/cni/config.go, {@code findCNINetwork}): an entry of ours
+     * in one comes back into the file the runtime loads.
+     *
+     * @return the name a backup had as a configuration, if {@code name} is such a backup
+     */
+    public static Optional<String> backedUpName(String name)
+    {
+        if (!name.endsWith(CILIUM_BACKUP) || name.startsWith(".")) {
+            return Optional.empty();
+        }
+        String before = name.substring(0, name.length() - CILIUM_BACKUP.length());
+        return isRuntimeLoadable(before) ? Optional.of(before) : Optional.empty();
+    }
 
     /**
      * @param name a file name

@@ -298,6 +298,6 @@ final class ConfigFileUpdater
     static String loadName(Path path, Path target)
     {
         String name = path.getFileName().toString();
-        return ConfigNames.isRuntimeLoadable(name) ? name : target.getFileName().toString();
+        return ConfigNames.isRuntimeLoadable(name) ? name : ConfigNames.backedUpName(name).orElse(target.getFileName().toString());
     }
 }

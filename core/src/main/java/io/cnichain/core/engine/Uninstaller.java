@@ -4,6 +4,7 @@ import io.cnichain.core.CniChainException;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.config.AgentConfig;
+import io.cnichain.core.discovery.ConfigNames;
 import io.cnichain.core.discovery.NodeLayout;
 import io.cnichain.core.discovery.NodeSnapshot;
 import io.cnichain.core.fs.AtomicFileWriter;
@@ -167,11 +168,17 @@ public final class Uninstaller
 
     /**
      * Every file that may hold our entry, by resolved file (each once), with the path it is seen under: every
-     * runtime-loadable entry of the conf dir and every file any adapter calls authoritative.
+     * runtime-loadable entry of the conf dir and every file any adapter calls authoritative; first the backups a primary
+     * builds its file from ({@link ConfigNames#backedUpName}), so that its next build carries no entry of ours.
      */
     private Map<Path, Path> cleanupCandidates(NodeSnapshot snapshot)
     {
         Map<Path, Path> byFile = new LinkedHashMap<>();
+        for (ConfigEntry entry : snapshot.entries()) {
+            if (ConfigNames.backedUpName(entry.path().getFileName().toString()).isPresent() && entry.resolves()) {
+                byFile.putIfAbsent(entry.resolvedFile().orElseThrow(), entry.path());
+            }
+        }
         for (ConfigEntry entry : snapshot.entries()) {
             if (entry.runtimeLoadable() && entry.resolves()) {
                 byFile.putIfAbsent(entry.resolvedFile().orElseThrow(), entry.path());

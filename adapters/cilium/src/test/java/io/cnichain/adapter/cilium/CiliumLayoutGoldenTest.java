@@ -101,6 +101,33 @@ class CiliumLayoutGoldenTest
         assertThat(node.read("10-calico.conflist.cilium_bak")).doesNotContain("linkerd-cni");
     }
 
+    /**
+     * Cilium chained to another network builds its own file from that network's file, which exclusive mode has renamed
+     * to a backup (cilium daemon/cmd/cni/config.go reads {@code *.cilium_bak} back): an entry the file got before the
+     * rename comes back with Cilium's next build, after uninstall, naming a binary uninstall removed. Uninstall takes it
+     * out of the backup too, first.
+     */
+    @Test
+    void aChainingBackupThatHoldsOurEntryIsCleanedByUninstall()
+            throws Exception
+    {
+        node.write("10-aws.conflist", "{\"cniVersion\":\"0.4.0\",\"name\":\"aws-cni\",\"plugins\":[{\"type\":\"aws-cni\"},{\"type\":\"egress-cni\"}]}");
+        NodeGolden golden = NodeGolden.start(node, PINNED, "golden", "cilium", "conflist");
+        assertThat(golden.engine().install().succeeded()).isTrue();
+        // What Cilium then does: its file from the network's, with cilium-cni last, and the network's file renamed aside.
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode merged = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(node.read("10-aws.conflist"));
+        merged.withArray("plugins").addObject().put("type", "cilium-cni").put("chaining-mode", "aws-cni");
+        node.write("05-cilium.conflist", json.writeValueAsString(merged));
+        Files.move(node.conf("10-aws.conflist"), node.conf("10-aws.conflist.cilium_bak"));
+        assertThat(node.read("10-aws.conflist.cilium_bak")).contains("linkerd-cni");
+
+        assertThat(golden.engine().uninstall().succeeded()).isTrue();
+        assertThat(node.read("10-aws.conflist.cilium_bak")).doesNotContain("linkerd-cni").contains("egress-cni");
+        assertThat(node.read("05-cilium.conflist")).doesNotContain("linkerd-cni").contains("cilium-cni");
+        assertThat(node.binDir().resolve("linkerd-cni")).doesNotExist();
+    }
+
     /** before, install, a second install that changes nothing, uninstall back to the layout before. */
     private void roundTrip(NodeGolden golden, String patched)
     {
