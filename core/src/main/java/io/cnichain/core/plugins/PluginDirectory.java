@@ -131,8 +131,8 @@ final class PluginDirectory
         return result;
     }
 
-    /** Regular files (links followed) named *.jar or *.zip, not hidden, in name order. */
-    private static List<Path> candidates(Path directory)
+    /** Regular files (links followed) named *.jar or *.zip, not hidden, in name order; any other entry of such a name is a problem. */
+    private List<Path> candidates(Path directory)
             throws IOException
     {
         List<Path> files = new ArrayList<>();
@@ -145,7 +145,8 @@ final class PluginDirectory
                     continue;
                 }
                 if (!Files.isRegularFile(path)) {
-                    log.warn("Ignoring {} in the plugins directory: not a regular file", path);
+                    problems.add(path + ": refused: " + (Files.isDirectory(path) ? "a directory" : Files.isSymbolicLink(path)
+                            ? "a link that leads to no regular file" : "not a regular file (a FIFO, a socket or a device)"));
                     continue;
                 }
                 files.add(path);

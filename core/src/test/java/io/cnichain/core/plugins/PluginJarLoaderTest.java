@@ -162,6 +162,26 @@ class PluginJarLoaderTest
         assertThat(result.problems()).singleElement().asString().startsWith(corrupt + ": refused: not a readable jar: java.util.zip.ZipException");
     }
 
+    /** Named as a jar, but no file: each is a problem the adapters listing shows, with what it is. */
+    @Test
+    void entriesNamedAsJarsThatAreNoFilesAreProblems()
+            throws Exception
+    {
+        Files.createDirectory(plugins.resolve("a-dir.jar"));
+        Files.createSymbolicLink(plugins.resolve("b-dangling.jar"), plugins.resolve("nowhere.jar"));
+        Path fifo = plugins.resolve("c-fifo.jar");
+        new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor();
+        plugin("good").adapter("com.good.GoodAdapter", adapterSource("com.good.GoodAdapter", "good", "return Detection.none();", ""))
+                .writeJar(plugins, "d-good.jar");
+
+        PluginJarLoader.Result result = load();
+
+        assertThat(result.adapters()).extracting(LoadedAdapter::name).containsExactly("good");
+        assertThat(result.problems()).containsExactlyInAnyOrder(plugins.resolve("a-dir.jar") + ": refused: a directory",
+                plugins.resolve("b-dangling.jar") + ": refused: a link that leads to no regular file",
+                fifo + ": refused: not a regular file (a FIFO, a socket or a device)");
+    }
+
     @Test
     void aJarBuiltForAnotherSpiIsRefusedNamingTheRangeAndTheAgentsVersion()
     {
