@@ -1,5 +1,6 @@
 package io.cnichain.cli;
 
+import io.cnichain.core.Printable;
 import io.cnichain.core.adapters.AdapterRegistry;
 import io.cnichain.core.adapters.LoadedAdapter;
 import io.cnichain.core.config.AgentConfig;
@@ -23,21 +24,23 @@ final class AdaptersCommand
         AgentConfig config = loadConfig();
         AdapterRegistry registry = registry(config);
         List<LoadedAdapter> adapters = registry.all();
-        int nameWidth = Math.max(4, adapters.stream().mapToInt(a -> a.name().length()).max().orElse(4));
-        int versionWidth = Math.max(7, adapters.stream().mapToInt(a -> a.version().length()).max().orElse(7));
-        int originWidth = Math.max(6, adapters.stream().mapToInt(a -> a.describeOrigin().length()).max().orElse(6));
+        // A jar's manifest and an adapter's strings reach the terminal escaped, as in the log: none can move the cursor.
+        int nameWidth = Math.max(4, adapters.stream().mapToInt(a -> Printable.line(a.name()).length()).max().orElse(4));
+        int versionWidth = Math.max(7, adapters.stream().mapToInt(a -> Printable.line(a.version()).length()).max().orElse(7));
+        int originWidth = Math.max(6, adapters.stream().mapToInt(a -> Printable.line(a.describeOrigin()).length()).max().orElse(6));
         String format = "%-" + nameWidth + "s  %-" + versionWidth + "s  %-" + originWidth + "s  %-8s  %s%n";
         context().out().printf(format, "NAME", "VERSION", "ORIGIN", "STATE", "DESCRIPTION");
         for (LoadedAdapter adapter : adapters) {
-            context().out().printf(format, adapter.name(), adapter.version(), adapter.describeOrigin(), adapter.state(), adapter.adapter().description());
-            adapter.disabledReason().ifPresent(reason -> context().out().println("  ! " + adapter.name() + " is disabled: " + reason));
+            context().out().printf(format, Printable.line(adapter.name()), Printable.line(adapter.version()), Printable.line(adapter.describeOrigin()),
+                    adapter.state(), Printable.line(adapter.adapter().description()));
+            adapter.disabledReason().ifPresent(reason -> context().out().println("  ! " + Printable.line(adapter.name() + " is disabled: " + reason)));
         }
         if (!registry.problems().isEmpty()) {
             context().out().println();
             context().out().println("Problems (plugin jars and classes not loaded, and other findings)");
         }
         for (String problem : registry.problems()) {
-            context().out().println("  ! " + problem);
+            context().out().println("  ! " + Printable.line(problem));
         }
         return 0;
     }

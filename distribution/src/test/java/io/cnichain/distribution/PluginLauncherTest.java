@@ -163,6 +163,19 @@ class PluginLauncherTest
         assertThat(CliTest.plugins(node.read("10-aws.conflist"))).containsExactly("aws-cni", "egress-cni", "portmap", "linkerd-cni");
     }
 
+    /** A manifest's text reaches the terminal escaped: no jar can colour, move or clear the operator's screen. */
+    @Test
+    void theAdaptersListingEscapesWhatAJarSays()
+            throws Exception
+    {
+        plugin("shouty").manifest("Plugin-Version", "1.0\u001b[31mPWNED").adapter("com.shouty.Shouty", adapterSource("com.shouty.Shouty", "shouty",
+                "return Detection.none();", "")).writeJar(plugins, "shouty.jar");
+
+        Run adapters = run("adapters", "--plugins-dir", plugins.toString());
+        assertThat(adapters.code()).as(adapters.toString()).isZero();
+        assertThat(adapters.out()).contains("1.0\\x1b[31mPWNED").doesNotContain("\u001b");
+    }
+
     @Test
     void aPluginThatThrowsInDetectIsContained()
             throws Exception
