@@ -30,8 +30,9 @@ import static java.util.Objects.requireNonNull;
  * the plugin directory made when it is missing, with a marker that records which directory we made (its inode), so
  * that uninstall removes that directory again and nothing else; and the event in the conf dir that makes the runtime
  * reload, since it watches the conf dir and not the plugin directories (containerd reloads on a write, rename or
- * remove there, and ignores a create). Nothing is removed by its name alone: a file only when this agent created it
- * or recorded it, a directory only when the marker records it and nothing else is in it.
+ * remove there, and ignores a create). Nothing is removed by its name alone: a file only when it holds a plugin of our
+ * type (no other installer writes a drop-in of it: Linkerd's edits the list), a directory only when the marker records
+ * it and nothing else is in it.
  */
 final class DropInFiles
 {
