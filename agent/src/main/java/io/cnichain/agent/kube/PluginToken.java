@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,6 +63,7 @@ public final class PluginToken
     /** The fewest seconds between tries as the token nears its end: the refused calls' first back-off. */
     private static final Duration NEAR_END_WAIT = Duration.ofSeconds(30);
     private static final int MAX_TOKEN_BYTES = 64 * 1024;
+    private static final Duration MAX_LIFETIME = Duration.ofDays(3650);
 
     private final Attempt<Issued> attempt;
     private final String subject;
@@ -72,10 +74,19 @@ public final class PluginToken
     private final SplittableRandom random = new SplittableRandom();
     private String lastError = "";
     private volatile String state = "not requested yet";
-    /** When the token the kubeconfig is made from ends, by this node's clock; none while there is none, or it does not say. */
-    private volatile Optional<Instant> expires;
+    /** The token file as last looked at; guarded by this. */
+    private Seen seen = Seen.NONE;
     private Optional<Instant> saidExpired = Optional.empty();
     private boolean saidUnbound;
+
+    /**
+     * A token file seen: when it was written, and when its token ends, on the clock's monotonic scale (so that a step of
+     * the wall clock after the file was first seen does not move it) and as a date for messages.
+     */
+    private record Seen(Optional<FileTime> written, long endNanos, Optional<Instant> end)
+    {
+        static final Seen NONE = new Seen(Optional.empty(), 0, Optional.empty());
+    }
 
     /**
      * @param subject the account, for messages ({@code NAMESPACE/NAME})
@@ -88,7 +99,6 @@ public final class PluginToken
         this.file = requireNonNull(file, "file is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.backoff = new Backoff(Backoff.Policy.apiServer(), new SplittableRandom());
-        this.expires = expiry(file);
     }
 
     /** One request, in this process: the token written to {@code file}, which the loop watches and turns into the kubeconfig. */
@@ -140,35 +150,48 @@ public final class PluginToken
             JsonNode claims = CniJson.parse(Base64.getUrlDecoder().decode(parts[1]));
             JsonNode issued = claims.path("iat");
             JsonNode expires = claims.path("exp");
+            // A lifetime of years is no service-account token's: not a date to judge by.
             return issued.canConvertToLong() && expires.canConvertToLong() && expires.asLong() > issued.asLong()
-                    ? Optional.of(Duration.ofSeconds(expires.asLong() - issued.asLong())) : Optional.empty();
+                    && expires.asLong() - issued.asLong() < MAX_LIFETIME.toSeconds() ? Optional.of(Duration.ofSeconds(expires.asLong() - issued.asLong()))
+                    : Optional.empty();
         }
         catch (IllegalArgumentException | CniJson.InvalidJsonException e) {
             return Optional.empty();
         }
     }
 
-    /** When the token in {@code file} ends by this node's clock: its lifetime counted from when it was written. */
-    static Optional<Instant> expiry(Path file)
+    /**
+     * The token in the file as it is now: its stated lifetime counted from when the file was written (also by an earlier
+     * agent), read again only when the file changed. Asked by whoever needs it (a pass, a probe, this task), so that a
+     * new token counts from the moment its file is there.
+     */
+    private synchronized Seen current()
     {
         try {
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!attributes.isRegularFile() || attributes.size() > MAX_TOKEN_BYTES) {
-                return Optional.empty();
+                seen = Seen.NONE;
             }
-            return lifetime(Files.readString(file, StandardCharsets.US_ASCII).trim()).map(life -> attributes.lastModifiedTime().toInstant().plus(life));
+            else if (!seen.written().equals(Optional.of(attributes.lastModifiedTime()))) {
+                Optional<Instant> end = lifetime(Files.readString(file, StandardCharsets.US_ASCII).trim())
+                        .map(life -> attributes.lastModifiedTime().toInstant().plus(life));
+                long endNanos = end.map(at -> clock.nanoTime() + Duration.between(clock.instant(), at).toNanos()).orElse(0L);
+                seen = new Seen(Optional.of(attributes.lastModifiedTime()), endNanos, end);
+            }
         }
         catch (IOException e) {
-            return Optional.empty();
+            seen = Seen.NONE;
         }
+        return seen;
     }
 
     /** Why the agent is not ready for its token, if so: the one the kubeconfig holds has ended, and no other came. */
     public Optional<String> expired()
     {
-        return expires.filter(end -> !clock.instant().isBefore(end)).map(end -> "the plugin's token (service account " + subject + ") ended at "
-                + end + " by this node's clock: the chained plugin's calls to the API server fail, and so pods on this node cannot start, until "
-                + "the agent gets a new one (" + state + ")");
+        Seen token = current();
+        return token.end().filter(end -> clock.reached(token.endNanos())).map(end -> "the plugin's token (service account " + subject
+                + ") ended at " + end + ": the chained plugin's calls to the API server fail, and so pods on this node cannot start, until the "
+                + "agent gets a new one (" + state + ")");
     }
 
     private static ObjectNode tokenRequest(Optional<String> node)
@@ -204,7 +227,6 @@ public final class PluginToken
             }
             lastError = "";
             state = "renewed in " + renewIn.toSeconds() + " s";
-            expires = expiry(file);
             return new KubeWork.Next.In(renewIn);
         }
         catch (ApiCallException e) {
@@ -213,21 +235,23 @@ public final class PluginToken
                 log.warn("Cannot get the plugin's token yet, trying again with back-off: {}", e.getMessage());
                 lastError = e.kind();
             }
-            expires = expiry(file);
-            Optional<Instant> end = expires;
-            Instant wall = clock.instant();
-            if (end.isPresent() && wall.isBefore(end.get())) {
-                // Tried again at least once before the token ends, and more often as it nears its end, within Retry-After.
-                Duration half = Duration.between(wall, end.get()).dividedBy(2);
+            Seen token = current();
+            boolean ended = token.end().isPresent() && clock.reached(token.endNanos());
+            if (token.end().isPresent() && !ended) {
+                // Tried again at least once before the token ends, and more often as it nears its end; Retry-After is
+                // kept as far as the back-off keeps it.
+                Duration half = Duration.ofNanos(token.endNanos() - now).dividedBy(2);
                 Duration nearEnd = half.compareTo(NEAR_END_WAIT) < 0 ? NEAR_END_WAIT : half;
                 Duration capped = wait.compareTo(nearEnd) < 0 ? wait : nearEnd;
-                wait = e.retryAfter().filter(asked -> asked.compareTo(capped) > 0).orElse(capped);
+                Duration limit = wait;
+                wait = e.retryAfter().map(asked -> asked.compareTo(limit) < 0 ? asked : limit).filter(asked -> asked.compareTo(capped) > 0).orElse(capped);
             }
-            state = (end.isPresent() ? "not renewed: " : "not had yet: ") + e.getMessage() + " (again in " + wait.toMillis() / 1000.0 + " s)";
-            if (end.isPresent() && !wall.isBefore(end.get()) && !end.equals(saidExpired)) {
+            state = (token.end().isPresent() ? "not renewed: " : "not had yet: ") + e.getMessage() + " (again in " + wait.toMillis() / 1000.0 + " s)";
+            if (ended && !token.end().equals(saidExpired)) {
                 log.error("The plugin's token for service account {} ended at {} and no new one came: the chained plugin's calls to the API server "
-                        + "fail, and so pods on this node cannot start; the agent is not ready until it gets one: {}", subject, end.get(), e.getMessage());
-                saidExpired = end;
+                        + "fail, and so pods on this node cannot start; the agent is not ready until it gets one: {}", subject, token.end().get(),
+                        e.getMessage());
+                saidExpired = token.end();
             }
             return new KubeWork.Next.In(wait);
         }

@@ -181,13 +181,28 @@ class PluginTokenTest
         clock.advance(Duration.ofNanos(next - clock.nanoTime()));
         next = work.awaitRuns(++runs, WAIT);
         assertThat(token.expired()).hasValueSatisfying(reason -> assertThat(reason).startsWith("the plugin's token (service account "
-                + "cni-chain/cni-chain-plugin) ended at " + end + " by this node's clock: the chained plugin's calls to the API server fail")
+                + "cni-chain/cni-chain-plugin) ended at " + end + ": the chained plugin's calls to the API server fail")
                 .contains("HTTP 403"));
         clock.advance(Duration.ofNanos(next - clock.nanoTime()));
         work.awaitRuns(++runs, WAIT);
         assertThat(CapturedLog.lines()).filteredOn(line -> line.startsWith("ERROR The plugin's token for service account cni-chain/cni-chain-plugin "
                 + "ended at " + end + " and no new one came")).as("said once").hasSize(1);
         assertThat(Files.readString(file)).as("the ended token stays: nothing better").endsWith(".plugin-token-1");
+    }
+
+    /** A busy API server's Retry-After is kept as far as the back-off keeps it: an hour asked for near the token's end is not waited. */
+    @Test
+    void aRetryAfterLongerThanTheBackOffsCapDoesNotOutlastTheToken()
+            throws Exception
+    {
+        PluginToken token = token(dir.resolve("plugin-token/token"));
+        work.add(token);
+        long next = work.awaitRuns(1, WAIT);
+        server.answerNext("POST", 429, java.util.Map.of("Retry-After", "3600"));
+        clock.advance(Duration.ofNanos(next - clock.nanoTime()));
+        next = work.awaitRuns(2, WAIT);
+        assertThat(token.describe()).contains("HTTP 429");
+        assertThat(Duration.ofNanos(next - clock.nanoTime())).isBetween(Duration.ofSeconds(30), Duration.ofMinutes(1));
     }
 
     /** The token file outlives the container: one an earlier agent wrote counts until it ends, before any request. */
@@ -203,6 +218,11 @@ class PluginTokenTest
         assertThat(token.expired()).isEmpty();
         clock.advance(Duration.ofMinutes(11));
         assertThat(token.expired()).hasValueSatisfying(reason -> assertThat(reason).contains("ended at"));
+
+        // A new token counts from the moment its file is there, whoever asks first (a pass, a probe), before the task hears.
+        long later = clock.instant().getEpochSecond();
+        Files.writeString(file, FakeApiServer.jwt(later, later + 3600, "new"));
+        assertThat(token.expired()).isEmpty();
 
         Files.writeString(file, "not-a-jwt");
         assertThat(token(file).expired()).as("a token that does not say its end").isEmpty();
