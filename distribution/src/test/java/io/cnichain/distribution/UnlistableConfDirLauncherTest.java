@@ -48,6 +48,27 @@ class UnlistableConfDirLauncherTest
         assertThat(node.conf("ZZZ-linkerd-cni-kubeconfig")).exists();
     }
 
+    /** Denied above it: the conf dir cannot even be looked at, so nothing says it is absent. */
+    @Test
+    void uninstallKeepsTheBinaryWhenTheConfDirsParentCannotBeSearched(TestNode node)
+            throws IOException
+    {
+        node.write("10-calico.conflist", TestNode.CALICO);
+        assertThat(RealLauncher.run(node, "install").code()).isZero();
+        java.nio.file.Path parent = node.confDir().getParent();
+        Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("---------"));
+        try {
+            RealLauncher.Run uninstall = RealLauncher.run(WITHOUT_OVERRIDE, node, Map.of(), "uninstall");
+            assertThat(uninstall.code()).as(uninstall.toString()).isEqualTo(1);
+            assertThat(uninstall.out()).contains("/etc/cni/net.d: cannot be listed: permission denied").doesNotContain("Removing linkerd-cni binary");
+            assertThat(node.binDir().resolve("linkerd-cni")).exists();
+        }
+        finally {
+            Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        assertThat(node.read("10-calico.conflist")).contains("linkerd-cni");
+    }
+
     @Test
     void installFailsNamingTheConfDirInsteadOfWaitingForAPrimary(TestNode node)
             throws IOException

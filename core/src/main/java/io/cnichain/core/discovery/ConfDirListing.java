@@ -28,6 +28,10 @@ import java.util.concurrent.ConcurrentHashMap;
 record ConfDirListing(Map<String, ConfigEntry> entries, Map<Path, Path> readableOnly, Optional<String> problem,
                       List<FileSystemCalls.EntryName> unnameable)
 {
+    /** The problems that say the directory holds nothing the runtime loads; any other leaves what it holds unknown. */
+    static final String ABSENT = ": does not exist";
+    static final String NOT_A_DIRECTORY = ": is not a directory";
+
     static ConfDirListing list(NodeLayout layout, SymlinkResolver resolver)
     {
         Path directory = layout.containerConfDir();
@@ -47,10 +51,10 @@ record ConfDirListing(Map<String, ConfigEntry> entries, Map<Path, Path> readable
             }
         }
         catch (NoSuchFileException e) {
-            problem = Optional.of(layout.confDir() + ": does not exist");
+            problem = Optional.of(layout.confDir() + ABSENT);
         }
         catch (NotDirectoryException e) {
-            problem = Optional.of(layout.confDir() + ": is not a directory");
+            problem = Optional.of(layout.confDir() + NOT_A_DIRECTORY);
         }
         catch (IOException e) {
             problem = Optional.of(layout.confDir() + ": cannot be listed: " + io.cnichain.core.fs.AtomicFileWriter.describe(e));

@@ -96,12 +96,12 @@ public final class NodeSnapshot
     }
 
     /**
-     * Why what the configuration directory holds is unknown: it is a directory, but it could not be listed (permission,
-     * a security module's denial). Unlike a missing directory, it may hold files the runtime loads.
+     * Why what the configuration directory holds is unknown: it could not be listed, and not for being absent or no
+     * directory (a permission, a security module's denial, on it or above it). It may hold files the runtime loads.
      */
     public Optional<String> contentsUnknown()
     {
-        return listingProblem.filter(problem -> java.nio.file.Files.isDirectory(layout.containerConfDir()));
+        return listingProblem.filter(problem -> !problem.endsWith(ConfDirListing.ABSENT) && !problem.endsWith(ConfDirListing.NOT_A_DIRECTORY));
     }
 
     @Override
