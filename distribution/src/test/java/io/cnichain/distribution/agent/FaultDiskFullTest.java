@@ -112,8 +112,12 @@ class FaultDiskFullTest
         try (Cleanup cleanup = new Cleanup()) {
             cleanup.tmpfs(node.confDir(), "256k");
             Path file = node.write("10-calico.conflist", TestNode.CALICO);
-            AgentProcess agent = cleanup.add(AgentProcess.start(node, "--shutdown-timeout", "10"));
+            AgentProcess agent = cleanup.add(AgentProcess.start(node, "--shutdown-timeout", "10", "--log-level", "debug"));
             awaitPatched(agent, file);
+            // At rest first: the patch swaps the new file in and only then deletes the displaced one, whose page, freed
+            // after the fill, would give uninstall the room it must not have (one run in a full CI).
+            Barrier.await(agent, node);
+            assertThat(FaultKillStormTest.tempFiles(node.confDir())).isEmpty();
             String patched = Files2.read(file);
             fill(node.conf("filler.bin"));
 
