@@ -20,9 +20,8 @@ public final class ConfigNames
 {
     public static final List<String> RUNTIME_EXTENSIONS = List.of(".conf", ".conflist", ".json");
 
-    private static final List<String> NEVER_CONFIG_SUFFIXES = List.of(".cilium_bak", ".tmp", ".install", ".old", ".bak", ".swp", "~");
-
     private static final String CILIUM_BACKUP = ".cilium_bak";
+    private static final List<String> NEVER_CONFIG_SUFFIXES = List.of(CILIUM_BACKUP, ".tmp", ".install", ".old", ".bak", ".swp", "~");
 
     private ConfigNames() {}
 
