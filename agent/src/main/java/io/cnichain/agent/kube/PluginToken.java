@@ -60,7 +60,7 @@ public final class PluginToken
         }
     }
 
-    /** The fewest seconds between tries as the token nears its end: the refused calls' first back-off. */
+    /** The least wait between tries as the token nears its end (less up to a quarter): the refused calls' first back-off. */
     private static final Duration NEAR_END_WAIT = Duration.ofSeconds(30);
     private static final int MAX_TOKEN_BYTES = 64 * 1024;
     private static final Duration MAX_LIFETIME = Duration.ofDays(3650);
@@ -239,9 +239,11 @@ public final class PluginToken
             boolean ended = token.end().isPresent() && clock.reached(token.endNanos());
             if (token.end().isPresent() && !ended) {
                 // Tried again at least once before the token ends, and more often as it nears its end; Retry-After is
-                // kept as far as the back-off keeps it.
+                // kept as far as the back-off keeps it. Up to a quarter sooner at random: the tokens of a fleet issued
+                // together end together, and their tries must not bunch up at the end.
                 Duration half = Duration.ofNanos(token.endNanos() - now).dividedBy(2);
                 Duration nearEnd = half.compareTo(NEAR_END_WAIT) < 0 ? NEAR_END_WAIT : half;
+                nearEnd = nearEnd.minus(Duration.ofMillis((long) (random.nextDouble() * nearEnd.toMillis() / 4)));
                 Duration capped = wait.compareTo(nearEnd) < 0 ? wait : nearEnd;
                 Duration limit = wait;
                 wait = e.retryAfter().map(asked -> asked.compareTo(limit) < 0 ? asked : limit).filter(asked -> asked.compareTo(capped) > 0).orElse(capped);

@@ -205,6 +205,31 @@ class PluginTokenTest
         assertThat(Duration.ofNanos(next - clock.nanoTime())).isBetween(Duration.ofSeconds(30), Duration.ofMinutes(1));
     }
 
+    /** Tokens issued together end together: the tries of a fleet whose renewals are refused do not bunch up at the end. */
+    @Test
+    void triesNearTheEndOfTokensIssuedTogetherSpreadOut()
+            throws Exception
+    {
+        server.forbidAll("system:serviceaccount:cni-chain:cni-chain");
+        long now = clock.instant().getEpochSecond();
+        java.nio.file.attribute.FileTime written = java.nio.file.attribute.FileTime.from(clock.instant().minusSeconds(3540));
+        long earliest = Long.MAX_VALUE;
+        long latest = Long.MIN_VALUE;
+        for (int agent = 0; agent < 20; agent++) {
+            Path file = Files.createDirectories(dir.resolve("plugin-token-" + agent)).resolve("token");
+            Files.writeString(file, FakeApiServer.jwt(now - 3540, now + 60, "issued-together"));
+            Files.setLastModifiedTime(file, written);
+            try (KubeWork each = new KubeWork(clock)) {
+                each.add(token(file));
+                long next = each.awaitRuns(1, WAIT);
+                earliest = Math.min(earliest, next);
+                latest = Math.max(latest, next);
+            }
+        }
+        assertThat(Duration.ofNanos(earliest - clock.nanoTime())).as("before the end, a minute away").isLessThan(Duration.ofMinutes(1));
+        assertThat(Duration.ofNanos(latest - earliest)).as("spread of 20 tries near the end").isGreaterThan(Duration.ofSeconds(2));
+    }
+
     /** The token file outlives the container: one an earlier agent wrote counts until it ends, before any request. */
     @Test
     void aTokenLeftByAnEarlierAgentCountsUntilItEnds()
